@@ -1,0 +1,51 @@
+# metacontroller-ts: the two commands are `make demo` and `make test`.
+# Both install what they need: npm packages (npm ci) and the control-plane binaries (built from
+# Go modules once, then reused from ~/.cache/metacontroller-ts/controlplane).
+
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+NODE_STAMP := node_modules/.package-lock.json
+
+.PHONY: help install controlplane check unit integration e2e build test demo clean
+
+help:
+	@echo "make demo          run the demo on a local control plane (builds it on first use)"
+	@echo "make test          format check, lint, type-check, unit, integration and e2e tests"
+	@echo "make controlplane  build or reuse etcd, kube-apiserver and kube-controller-manager"
+	@echo "make check         format check, lint and type-check only"
+
+$(NODE_STAMP): package.json package-lock.json
+	npm ci
+	@touch $@
+
+install: $(NODE_STAMP)
+
+controlplane:
+	@tools/controlplane/build.sh >/dev/null
+
+check: install
+	npm run format:check
+	npm run lint
+	npm run typecheck
+
+build: install
+	npm run build
+
+unit: install
+	npm run test:unit
+
+integration: install controlplane
+	npm run test:integration
+
+e2e: install controlplane
+	npm run test:e2e
+
+test: check unit build integration e2e
+
+demo: install controlplane
+	node --import tsx scripts/demo.ts
+
+clean:
+	rm -rf dist

@@ -1,0 +1,167 @@
+import { homedir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { Command, Option } from 'commander'
+import { startControlPlane } from '../../testing/control-plane.js'
+import {
+  readControlPlaneState,
+  runningProcesses,
+  statePath,
+  stopRecordedProcesses,
+} from '../../testing/control-plane-state.js'
+import { findControlPlaneBinaries } from '../../testing/control-plane-binaries.js'
+import { loadClusterConfig } from '../../kube/load-cluster-config.js'
+import { createCredentialSource } from '../../kube/credential-source.js'
+import { KubeTransport } from '../../kube/kube-transport.js'
+import { CliError } from '../cli-error.js'
+import type { CliIo } from '../cli-io.js'
+
+/** Returns the directory `metactl cluster` uses when `--dir` is not given. */
+export function defaultClusterDir(env: NodeJS.ProcessEnv = process.env): string {
+  const stateHome = env['XDG_STATE_HOME'] ?? join(homedir(), '.local', 'state')
+  return join(stateHome, 'metacontroller-ts', 'cluster')
+}
+
+function dirOption(): Option {
+  return new Option('--dir <dir>', 'control-plane directory (data, logs, kubeconfig)').default(
+    defaultClusterDir(),
+    '$XDG_STATE_HOME/metacontroller-ts/cluster'
+  )
+}
+
+async function up(io: CliIo, opts: { dir: string; crd: string[]; port?: string }): Promise<void> {
+  const dir = resolve(opts.dir)
+  const state = readControlPlaneState(dir)
+  if (state !== undefined && runningProcesses(state).length > 0) {
+    const pids = runningProcesses(state)
+      .map((p) => `${p.name} ${p.pid}`)
+      .join(', ')
+    throw new CliError(
+      `a control plane is already running in ${dir} (${pids}).\n` +
+        `  Use it:   export KUBECONFIG=${state.kubeconfig}\n` +
+        `  Stop it:  metactl cluster down --dir ${dir}`
+    )
+  }
+  const binaries = findControlPlaneBinaries()
+  io.err(`Starting a local control plane in ${dir}`)
+  const plane = await startControlPlane({
+    dir,
+    background: true,
+    binaries,
+    crds: opts.crd,
+    ...(opts.port === undefined ? {} : { apiServerPort: parsePort(opts.port) }),
+    onProgress: (message) => {
+      io.err(`  ${message}`)
+    },
+  })
+  await plane.release()
+  io.out(`Control plane ready: ${plane.config.server}`)
+  io.out(`kubeconfig: ${plane.kubeconfigPath}`)
+  io.out(`export KUBECONFIG=${plane.kubeconfigPath}`)
+  io.out(`Stop it with: metactl cluster down --dir ${dir}`)
+}
+
+function parsePort(text: string): number {
+  const port = Number(text)
+  if (!Number.isInteger(port) || port < 1 || port > 65535) {
+    throw new CliError(`--port must be an integer from 1 to 65535, got "${text}"`)
+  }
+  return port
+}
+
+async function status(io: CliIo, opts: { dir: string }): Promise<number> {
+  const dir = resolve(opts.dir)
+  const state = readControlPlaneState(dir)
+  if (state === undefined) {
+    io.out(`No control plane in ${dir} (no ${statePath(dir)}). Start one: metactl cluster up`)
+    return 1
+  }
+  const alive = new Set(runningProcesses(state).map((p) => p.pid))
+  for (const proc of state.processes) {
+    io.out(
+      `${proc.name.padEnd(24)} pid ${String(proc.pid).padEnd(8)} ${alive.has(proc.pid) ? 'running' : 'stopped'}`
+    )
+  }
+  if (alive.size === 0) {
+    io.out(`stopped (state from ${state.startedAt})`)
+    return 1
+  }
+  let ready: string
+  try {
+    const config = await loadClusterConfig({ kubeconfig: state.kubeconfig })
+    const transport = new KubeTransport(config, {
+      credentials: createCredentialSource(config),
+      timeoutMs: 5000,
+    })
+    try {
+      const body = await transport.requestText({
+        method: 'GET',
+        path: '/readyz',
+        accept: 'text/plain',
+      })
+      ready = body.trim() === 'ok' ? 'ready' : `not ready: ${body.trim()}`
+    } finally {
+      await transport.close()
+    }
+  } catch (error) {
+    ready = `not ready: ${error instanceof Error ? error.message : String(error)}`
+  }
+  io.out(`API server ${state.server}: ${ready}`)
+  io.out(`export KUBECONFIG=${state.kubeconfig}`)
+  return alive.size === state.processes.length && ready === 'ready' ? 0 : 1
+}
+
+async function down(io: CliIo, opts: { dir: string }): Promise<void> {
+  const dir = resolve(opts.dir)
+  const state = readControlPlaneState(dir)
+  if (state === undefined) {
+    io.out(`No control plane in ${dir}; nothing to stop.`)
+    return
+  }
+  const stopped = await stopRecordedProcesses(state)
+  if (stopped.length === 0) io.out(`The control plane in ${dir} was not running.`)
+  for (const proc of stopped) io.out(`stopped ${proc.name} (pid ${proc.pid})`)
+  const left = runningProcesses(state)
+  if (left.length > 0) {
+    throw new CliError(`could not stop: ${left.map((p) => `${p.name} ${p.pid}`).join(', ')}`)
+  }
+}
+
+/** Builds `metactl cluster up|status|down`. */
+export function clusterCommand(io: CliIo, setExitCode: (code: number) => void): Command {
+  const cluster = new Command('cluster').description(
+    'run a local Kubernetes control plane (etcd, kube-apiserver, kube-controller-manager) on 127.0.0.1'
+  )
+  cluster
+    .command('up')
+    .description('start a local control plane in the background and print its kubeconfig')
+    .addOption(dirOption())
+    .option(
+      '--crd <path>',
+      'install a CRD manifest before the controllers start (repeatable)',
+      collect,
+      []
+    )
+    .option('--port <port>', 'kube-apiserver port (default: a free port)')
+    .action(async (opts: { dir: string; crd: string[]; port?: string }) => {
+      await up(io, opts)
+    })
+  cluster
+    .command('status')
+    .description('show whether the control plane in --dir is running and ready (exit 1 if not)')
+    .addOption(dirOption())
+    .action(async (opts: { dir: string }) => {
+      setExitCode(await status(io, opts))
+    })
+  cluster
+    .command('down')
+    .description('stop the control plane in --dir; keeps its data for the next `up`')
+    .addOption(dirOption())
+    .action(async (opts: { dir: string }) => {
+      await down(io, opts)
+    })
+  return cluster
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value]
+}
