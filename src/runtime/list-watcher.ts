@@ -1,0 +1,61 @@
+import type { KubeList, KubeObject } from '../core/kube-object.js'
+import type { DynamicClient, ResourceRef } from '../kube/dynamic-client.js'
+import { readWatchEvents } from '../kube/watch-event.js'
+import type { WatchEvent } from '../kube/watch-event.js'
+
+/** Lists and watches one collection; the seam between informers and the API server. */
+export interface ListWatcher<T extends KubeObject = KubeObject> {
+  /** Human-readable name of the collection, for logs and metrics (`pods.v1 in ns`). */
+  readonly description: string
+  /** Reads one page of the list. */
+  listPage(options: {
+    readonly limit: number
+    readonly continue?: string
+    readonly signal: AbortSignal
+  }): Promise<KubeList<T>>
+  /** Opens a watch from `resourceVersion` with bookmarks. */
+  watch(options: {
+    readonly resourceVersion: string
+    readonly timeoutSeconds: number
+    readonly signal: AbortSignal
+  }): Promise<AsyncIterable<WatchEvent>>
+}
+
+/** Selects which objects of a resource an informer caches. */
+export interface ListWatchScope {
+  /** Only this namespace; all namespaces when absent. */
+  readonly namespace?: string
+  readonly labelSelector?: string
+  readonly fieldSelector?: string
+}
+
+/** Builds a {@link ListWatcher} for a resource over the dynamic client. */
+export function dynamicListWatcher<T extends KubeObject = KubeObject>(
+  client: DynamicClient,
+  ref: ResourceRef,
+  scope: ListWatchScope = {}
+): ListWatcher<T> {
+  const where = scope.namespace === undefined ? '' : ` in ${scope.namespace}`
+  const selector = scope.labelSelector === undefined ? '' : ` (${scope.labelSelector})`
+  const group = ref.group === '' ? '' : `.${ref.group}`
+  return {
+    description: `${ref.resource}.${ref.version}${group}${where}${selector}`,
+    listPage: (options) =>
+      client.listPage<T>(ref, {
+        ...scope,
+        limit: options.limit,
+        signal: options.signal,
+        ...(options.continue === undefined ? {} : { continue: options.continue }),
+      }),
+    watch: async (options) => {
+      const stream = await client.watch(ref, {
+        ...scope,
+        resourceVersion: options.resourceVersion,
+        allowWatchBookmarks: true,
+        timeoutSeconds: options.timeoutSeconds,
+        signal: options.signal,
+      })
+      return readWatchEvents(stream.body)
+    },
+  }
+}
