@@ -9,6 +9,7 @@ import { Command, CommanderError } from 'commander'
 import { MissingBinariesError } from '../testing/control-plane-binaries.js'
 import { ControlPlaneStartError } from '../testing/control-plane.js'
 import { KubeconfigError } from '../kube/kubeconfig-error.js'
+import { ExecCredentialError } from '../kube/exec-credentials.js'
 import { CliError } from './cli-error.js'
 import { processIo } from './cli-io.js'
 import type { CliIo } from './cli-io.js'
@@ -50,7 +51,8 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     if (
       error instanceof MissingBinariesError ||
       error instanceof ControlPlaneStartError ||
-      error instanceof KubeconfigError
+      error instanceof KubeconfigError ||
+      error instanceof ExecCredentialError
     ) {
       io.err(`metactl: ${error.message}`)
       return 1

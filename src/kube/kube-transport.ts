@@ -18,6 +18,7 @@ import { Agent, request as undiciRequest } from 'undici'
 import type { Dispatcher } from 'undici'
 import type { ClusterConfig, CredentialSource, RequestCredential } from './cluster-config.js'
 import { apiErrorFromResponse } from './api-error.js'
+import { createCredentialSource } from './credential-source.js'
 import type { ApiError } from './api-error.js'
 
 /** A query string value; `undefined` leaves the parameter out. */
@@ -63,7 +64,7 @@ export interface RequestObserver {
 
 /** Options of {@link KubeTransport}. */
 export interface KubeTransportOptions {
-  /** Resolves the request credential; required unless `config.auth.type` is `none`. */
+  /** Resolves the request credential; built from `config.auth` when absent. */
   readonly credentials?: CredentialSource
   /** Default per-request timeout (30 s). */
   readonly timeoutMs?: number
@@ -79,10 +80,6 @@ export interface KubeTransportOptions {
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000
-const NO_CREDENTIALS: CredentialSource = {
-  current: () => Promise.resolve({}),
-  invalidate: () => undefined,
-}
 
 /** Joins a base path prefix and an API path with a query string. */
 export function buildRequestPath(
@@ -119,7 +116,7 @@ export class KubeTransport {
     const url = new URL(config.server)
     this.#origin = url.origin
     this.#basePath = url.pathname === '/' ? '' : url.pathname
-    this.#credentials = options.credentials ?? NO_CREDENTIALS
+    this.#credentials = options.credentials ?? createCredentialSource(config)
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
     this.#maxRetries = options.maxRetries ?? 5
     this.#maxRetryAfterMs = options.maxRetryAfterMs ?? 60_000

@@ -201,7 +201,7 @@ export class Informer<T extends KubeObject = KubeObject> {
         resourceVersion = outcome.resourceVersion
         if (outcome.sawEvent) attempt = 0
       } catch (error) {
-        if (signal.aborted) break
+        if (isAborted(signal)) break
         if (error instanceof GoneError) {
           resourceVersion = undefined
           reason = 'gone'
@@ -224,7 +224,7 @@ export class Informer<T extends KubeObject = KubeObject> {
     const pageSize = this.#options.pageSize ?? 500
     const items: T[] = []
     let token: string | undefined
-    let resourceVersion = ''
+    let resourceVersion: string | undefined
     for (;;) {
       let page
       try {
@@ -294,13 +294,12 @@ export class Informer<T extends KubeObject = KubeObject> {
       controller.abort(outer.reason)
     }
     outer.addEventListener('abort', onOuterAbort, { once: true })
-    let idle = false
+    const idleReason = new Error('watch idle')
     let timer = this.#clock.setTimeout(() => undefined, 0)
     const armIdle = (): void => {
       this.#clock.clearTimeout(timer)
       timer = this.#clock.setTimeout(() => {
-        idle = true
-        controller.abort(new Error('watch idle'))
+        controller.abort(idleReason)
       }, idleTimeoutMs)
     }
     let current = resourceVersion
@@ -348,7 +347,7 @@ export class Informer<T extends KubeObject = KubeObject> {
       }
       return { kind: 'ended', resourceVersion: current, sawEvent }
     } catch (error) {
-      if (idle && !outer.aborted) {
+      if (controller.signal.reason === idleReason && !outer.aborted) {
         this.#watchRestarts++
         this.#options.observer?.onWatchRestart?.(this.description, 'idle')
         return { kind: 'ended', resourceVersion: current, sawEvent }
@@ -366,7 +365,11 @@ export class Informer<T extends KubeObject = KubeObject> {
   }
 
   #emit(call: (handlers: InformerHandlers<T>) => void): void {
-    for (const handlers of this.#handlers) this.#call(() => call(handlers))
+    for (const handlers of this.#handlers) {
+      this.#call(() => {
+        call(handlers)
+      })
+    }
   }
 
   #call(fn: () => void): void {
@@ -390,4 +393,9 @@ export class Informer<T extends KubeObject = KubeObject> {
       signal.addEventListener('abort', onAbort, { once: true })
     })
   }
+}
+
+// The loop's `signal.aborted` changes while it awaits; a call keeps the compiler from narrowing it.
+function isAborted(signal: AbortSignal): boolean {
+  return signal.aborted
 }

@@ -20,13 +20,12 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { Agent, request } from 'undici'
 import { stringify } from 'yaml'
-import type { ClusterConfig, CredentialSource } from '../kube/cluster-config.js'
+import type { ClusterConfig } from '../kube/cluster-config.js'
 import { DynamicClient } from '../kube/dynamic-client.js'
 import type { ResourceRef } from '../kube/dynamic-client.js'
 import { KubeTransport } from '../kube/kube-transport.js'
 import { NotFoundError } from '../kube/api-error.js'
 import { loadClusterConfig } from '../kube/load-cluster-config.js'
-import { createCredentialSource } from '../kube/credential-source.js'
 import { findControlPlaneBinaries, KUBERNETES_VERSION } from './control-plane-binaries.js'
 import type { ControlPlaneBinaries } from './control-plane-binaries.js'
 import { findFreePort, isPortFree } from './free-port.js'
@@ -108,11 +107,6 @@ function installExitHooks(): void {
       })
     })
   }
-}
-
-function staticToken(token: string): CredentialSource {
-  const credential = { authorization: `Bearer ${token}` }
-  return { current: () => Promise.resolve(credential), invalidate: () => undefined }
 }
 
 /** Raised when a component does not become ready; the message carries its log tail. */
@@ -228,7 +222,8 @@ class LocalControlPlane implements ControlPlane {
       } catch (error) {
         await this.#stopProcesses()
         const inUse =
-          error instanceof ControlPlaneStartError && error.message.includes('address already in use')
+          error instanceof ControlPlaneStartError &&
+          error.message.includes('address already in use')
         if (!inUse || attempt >= 3 || fixedPort !== undefined) throw error
         this.#progress('a port was taken; retrying with new ports')
       }
@@ -266,17 +261,20 @@ class LocalControlPlane implements ControlPlane {
     probe: () => Promise<boolean>
   ): Promise<void> {
     const started = Date.now()
-    try {
-      await waitFor(
-        async () => {
-          if (proc.exitStatus !== undefined) throw new Error('exited')
-          return await probe()
-        },
-        { timeoutMs, intervalMs: 200, description: `${proc.spec.name} to become ready` }
-      )
-    } catch (error) {
-      if (proc.exitStatus !== undefined) throw this.#failure(proc, 'exited during startup', error)
-      throw this.#failure(proc, `was not ready after ${timeoutMs} ms`, error)
+    let lastError: unknown
+    for (;;) {
+      // A component that exited will never become ready: fail at once with its log.
+      if (proc.exitStatus !== undefined)
+        throw this.#failure(proc, 'exited during startup', lastError)
+      try {
+        if (await probe()) break
+      } catch (error) {
+        lastError = error
+      }
+      if (Date.now() - started > timeoutMs) {
+        throw this.#failure(proc, `was not ready after ${timeoutMs} ms`, lastError)
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200))
     }
     this.#progress(`${proc.spec.name} ready in ${((Date.now() - started) / 1000).toFixed(1)} s`)
   }
@@ -346,10 +344,7 @@ class LocalControlPlane implements ControlPlane {
           namespace: 'default',
           source: this.kubeconfigPath,
         }
-        transport = new KubeTransport(this.#config, {
-          credentials: staticToken(this.#token),
-          timeoutMs: 5000,
-        })
+        transport = new KubeTransport(this.#config, { timeoutMs: 5000 })
       }
       // Probe with credentials: anonymous /readyz may be 403 until RBAC bootstrap is done.
       const body = await transport.requestText({
@@ -562,7 +557,7 @@ class ExistingControlPlane implements ControlPlane {
   constructor(kubeconfigPath: string, config: ClusterConfig) {
     this.kubeconfigPath = kubeconfigPath
     this.config = config
-    this.#transport = new KubeTransport(config, { credentials: createCredentialSource(config) })
+    this.#transport = new KubeTransport(config)
     this.client = new DynamicClient(this.#transport)
   }
 
@@ -604,9 +599,9 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   const useExisting =
     options.useExistingCluster ?? process.env['METACTL_USE_EXISTING_CLUSTER'] === '1'
   if (useExisting) {
-    const kubeconfig = process.env['KUBECONFIG']
-    const config = await loadClusterConfig(kubeconfig === undefined ? {} : { kubeconfig })
-    const plane = new ExistingControlPlane(kubeconfig ?? config.source, config)
+    // $KUBECONFIG may list several files; the loader merges them as kubectl does.
+    const config = await loadClusterConfig()
+    const plane = new ExistingControlPlane(process.env['KUBECONFIG'] ?? config.source, config)
     if (options.crds !== undefined && options.crds.length > 0) await plane.installCrds(options.crds)
     return plane
   }

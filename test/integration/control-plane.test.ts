@@ -5,10 +5,9 @@
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { createInterface } from 'node:readline'
 import { after, before, describe, it } from 'node:test'
 import { promisify } from 'node:util'
-import type { KubeObject } from '../../src/core/kube-object.js'
+import { readWatchEvents } from '../../src/kube/watch-event.js'
 import { NotFoundError } from '../../src/kube/api-error.js'
 import type { ResourceRef } from '../../src/kube/dynamic-client.js'
 import { startControlPlane, waitFor } from '../../src/testing/index.js'
@@ -115,10 +114,8 @@ describe('local control plane', () => {
       signal: controller.signal,
     })
     const events: { type: string; name: string }[] = []
-    const lines = createInterface({ input: stream.body })
     const seen = (async () => {
-      for await (const line of lines) {
-        const event = JSON.parse(line) as { type: string; object: KubeObject }
+      for await (const event of readWatchEvents(stream.body)) {
         events.push({ type: event.type, name: event.object.metadata.name ?? '' })
         if (event.type === 'DELETED' && event.object.metadata.name === 'watched') return
       }

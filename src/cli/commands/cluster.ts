@@ -10,7 +10,6 @@ import {
 } from '../../testing/control-plane-state.js'
 import { findControlPlaneBinaries } from '../../testing/control-plane-binaries.js'
 import { loadClusterConfig } from '../../kube/load-cluster-config.js'
-import { createCredentialSource } from '../../kube/credential-source.js'
 import { KubeTransport } from '../../kube/kube-transport.js'
 import { CliError } from '../cli-error.js'
 import type { CliIo } from '../cli-io.js'
@@ -45,6 +44,8 @@ async function up(io: CliIo, opts: { dir: string; crd: string[]; port?: string }
   io.err(`Starting a local control plane in ${dir}`)
   const plane = await startControlPlane({
     dir,
+    // `cluster up` always starts its own control plane, whatever METACTL_USE_EXISTING_CLUSTER says.
+    useExistingCluster: false,
     background: true,
     binaries,
     crds: opts.crd,
@@ -88,10 +89,7 @@ async function status(io: CliIo, opts: { dir: string }): Promise<number> {
   let ready: string
   try {
     const config = await loadClusterConfig({ kubeconfig: state.kubeconfig })
-    const transport = new KubeTransport(config, {
-      credentials: createCredentialSource(config),
-      timeoutMs: 5000,
-    })
+    const transport = new KubeTransport(config, { timeoutMs: 5000 })
     try {
       const body = await transport.requestText({
         method: 'GET',
