@@ -51,9 +51,12 @@ export function runningProcesses(state: ControlPlaneState): RecordedProcess[] {
   return state.processes.filter((p) => isProcessRunning(p.pid, p.command))
 }
 
-/** Stops every recorded process that still runs, controller manager first and etcd last. */
+/**
+ * Stops every recorded process that still runs, controller manager first and etcd last, and
+ * returns them in that order.
+ */
 export async function stopRecordedProcesses(state: ControlPlaneState): Promise<RecordedProcess[]> {
-  const alive = runningProcesses(state)
-  for (const proc of [...alive].reverse()) await stopProcess(proc.pid, proc.command)
+  const alive = runningProcesses(state).reverse()
+  for (const proc of alive) await stopProcess(proc.pid, proc.command)
   return alive
 }
