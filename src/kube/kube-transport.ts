@@ -68,7 +68,7 @@ export interface KubeTransportOptions {
   readonly credentials?: CredentialSource
   /** Default per-request timeout (30 s). */
   readonly timeoutMs?: number
-  /** How many times a 429 is retried after its `Retry-After` before the error surfaces (5). */
+  /** How many times a 429 is retried after its `Retry-After` before the error surfaces (10, as client-go). */
   readonly maxRetries?: number
   /** Longest `Retry-After` honoured (60 s); longer values are capped. */
   readonly maxRetryAfterMs?: number
@@ -77,6 +77,10 @@ export interface KubeTransportOptions {
   readonly observer?: RequestObserver
   /** User-Agent header. */
   readonly userAgent?: string
+  /** Source of uniform numbers in [0, 1) for retry jitter (`Math.random`). */
+  readonly random?: () => number
+  /** Headers sent with every request, e.g. `Impersonate-User`. */
+  readonly headers?: Readonly<Record<string, string>>
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000
@@ -108,6 +112,9 @@ export class KubeTransport {
   readonly #limiter: RequestLimiter | undefined
   readonly #observer: RequestObserver | undefined
   readonly #userAgent: string
+  readonly #headers: Readonly<Record<string, string>>
+  readonly #random: () => number
+  #connections = 0
   #agent: Agent
   #agentCert: string | undefined
 
@@ -118,11 +125,13 @@ export class KubeTransport {
     this.#basePath = url.pathname === '/' ? '' : url.pathname
     this.#credentials = options.credentials ?? createCredentialSource(config)
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
-    this.#maxRetries = options.maxRetries ?? 5
+    this.#maxRetries = options.maxRetries ?? 10
     this.#maxRetryAfterMs = options.maxRetryAfterMs ?? 60_000
     this.#limiter = options.limiter
     this.#observer = options.observer
     this.#userAgent = options.userAgent ?? 'metacontroller-ts'
+    this.#headers = options.headers ?? {}
+    this.#random = options.random ?? Math.random
     this.#agentCert = config.clientCertPem
     this.#agent = this.#createAgent(config.clientCertPem, config.clientKeyPem)
   }
@@ -135,7 +144,16 @@ export class KubeTransport {
     if (cert !== undefined) connect['cert'] = cert
     if (key !== undefined) connect['key'] = key
     if (this.config.tlsServerName !== undefined) connect['servername'] = this.config.tlsServerName
-    return new Agent({ connect, keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000 })
+    const agent = new Agent({ connect, keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000 })
+    agent.on('connect', () => {
+      this.#connections++
+    })
+    return agent
+  }
+
+  /** How many TCP connections this transport has opened so far (pooling keeps this small). */
+  get connectionsOpened(): number {
+    return this.#connections
   }
 
   // An exec plugin may hand out a client certificate that rotates; TLS identity lives in the
@@ -180,6 +198,7 @@ export class KubeTransport {
       const headers: Record<string, string> = {
         accept: req.accept ?? 'application/json',
         'user-agent': this.#userAgent,
+        ...this.#headers,
       }
       if (credential.authorization !== undefined)
         headers['authorization'] = credential.authorization
@@ -223,7 +242,10 @@ export class KubeTransport {
         continue
       }
       if (shouldRetry(error, attempt, this.#maxRetries)) {
-        await sleep(Math.min(error.retryAfterMs ?? 1000, this.#maxRetryAfterMs), req.signal)
+        // Every client the server turned away got the same Retry-After; up to 50 % jitter on top
+        // keeps them from all coming back in the same millisecond and being rejected again.
+        const baseMs = Math.min(error.retryAfterMs ?? 1000, this.#maxRetryAfterMs)
+        await sleep(baseMs * (1 + 0.5 * this.#random()), req.signal)
         continue
       }
       throw error

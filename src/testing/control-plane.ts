@@ -91,6 +91,11 @@ const CONFIGMAPS: ResourceRef = {
   namespaced: true,
 }
 
+/** User name of the second, unprivileged identity in the generated kubeconfig. */
+export const UNPRIVILEGED_USER = 'metactl-user'
+/** Kubeconfig context of {@link UNPRIVILEGED_USER} (in group `metactl:users`, no RBAC grants). */
+export const UNPRIVILEGED_CONTEXT = 'metactl-user'
+
 const running = new Set<LocalControlPlane>()
 let hooksInstalled = false
 
@@ -135,6 +140,7 @@ class LocalControlPlane implements ControlPlane {
   readonly #binaries: ControlPlaneBinaries
   readonly #options: ControlPlaneOptions
   readonly #token: string
+  readonly #userToken: string
   #ports: Ports | undefined
   #processes: ManagedProcess[] = []
   #config: ClusterConfig | undefined
@@ -153,6 +159,7 @@ class LocalControlPlane implements ControlPlane {
     this.#binaries = binaries
     this.#options = options
     this.#token = randomBytes(24).toString('hex')
+    this.#userToken = randomBytes(24).toString('hex')
   }
 
   get config(): ClusterConfig {
@@ -181,10 +188,14 @@ class LocalControlPlane implements ControlPlane {
     for (const sub of ['etcd', 'pki', 'kcm', 'logs'])
       mkdirSync(this.#path(sub), { recursive: true })
     const pki = this.#path('pki')
-    // system:masters is bound to cluster-admin by RBAC bootstrap, so this token can do anything.
-    writeFileSync(join(pki, 'tokens.csv'), `${this.#token},admin,admin-uid,system:masters\n`, {
-      mode: 0o600,
-    })
+    // system:masters is bound to cluster-admin by RBAC bootstrap, so the admin token can do
+    // anything; the second user has no permissions until a test grants them (RBAC, APF tests).
+    writeFileSync(
+      join(pki, 'tokens.csv'),
+      `${this.#token},admin,admin-uid,system:masters\n` +
+        `${this.#userToken},${UNPRIVILEGED_USER},${UNPRIVILEGED_USER}-uid,metactl:users\n`,
+      { mode: 0o600 }
+    )
     if (!existsSync(join(pki, 'sa.key'))) {
       const { privateKey, publicKey } = generateKeyPairSync('rsa', {
         modulusLength: 2048,
@@ -462,11 +473,18 @@ class LocalControlPlane implements ControlPlane {
           },
         },
       ],
-      users: [{ name: 'metactl-admin', user: { token: this.#token } }],
+      users: [
+        { name: 'metactl-admin', user: { token: this.#token } },
+        { name: UNPRIVILEGED_USER, user: { token: this.#userToken } },
+      ],
       contexts: [
         {
           name: 'metactl-local',
           context: { cluster: 'metactl-local', user: 'metactl-admin', namespace: 'default' },
+        },
+        {
+          name: UNPRIVILEGED_CONTEXT,
+          context: { cluster: 'metactl-local', user: UNPRIVILEGED_USER, namespace: 'default' },
         },
       ],
       'current-context': 'metactl-local',

@@ -12,7 +12,12 @@
  *
  * @module
  */
-export { startControlPlane, ControlPlaneStartError } from './control-plane.js'
+export {
+  startControlPlane,
+  ControlPlaneStartError,
+  UNPRIVILEGED_USER,
+  UNPRIVILEGED_CONTEXT,
+} from './control-plane.js'
 export type { ControlPlane, ControlPlaneOptions } from './control-plane.js'
 export {
   findControlPlaneBinaries,

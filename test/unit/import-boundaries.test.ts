@@ -23,7 +23,7 @@ const PACKAGES: Record<string, readonly string[]> = {
   api: [],
   sdk: [],
   kube: ['undici', 'yaml'],
-  runtime: [],
+  runtime: ['prom-client'],
   engine: ['undici'],
   testing: ['undici', 'yaml'],
   cli: ['commander', 'yaml', 'undici'],

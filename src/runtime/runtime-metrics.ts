@@ -1,0 +1,172 @@
+/**
+ * Prometheus metrics of the client and controller runtime, named as client-go and
+ * controller-runtime name theirs, so existing dashboards and alerts keep working.
+ *
+ * @remarks
+ * The runtime's parts only know small observer interfaces ({@link RequestObserver},
+ * {@link WorkQueueMetrics}, {@link InformerObserver}); this module implements them on a
+ * prom-client registry. Nothing here is global: every engine gets its own registry.
+ *
+ * @module
+ */
+import { Counter, Gauge, Histogram, Registry } from 'prom-client'
+import type { RequestObserver } from '../kube/kube-transport.js'
+import type { InformerObserver, InformerRestartReason } from './informer.js'
+import type { WorkQueueMetrics } from './work-queue-metrics.js'
+
+// client-go's rest_client latency buckets, in seconds.
+const REQUEST_BUCKETS = [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60]
+// client-go's workqueue buckets: 10^-8 s to 10 s, one per decade.
+const QUEUE_BUCKETS = [1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 0.01, 0.1, 1, 10]
+
+/** The runtime's metrics on one registry, with the adapters each part needs. */
+export class RuntimeMetrics {
+  /** The registry to expose on `/metrics`. */
+  readonly registry: Registry
+  readonly #requests: Counter<'code' | 'method' | 'host'>
+  readonly #requestLatency: Histogram<'verb' | 'host'>
+  readonly #rateLimiterLatency: Histogram<'verb' | 'host'>
+  readonly #queueDepth: Gauge<'name'>
+  readonly #queueAdds: Counter<'name'>
+  readonly #queueLatency: Histogram<'name'>
+  readonly #queueWork: Histogram<'name'>
+  readonly #queueRetries: Counter<'name'>
+  readonly #relists: Counter<'resource' | 'reason'>
+  readonly #watchRestarts: Counter<'resource' | 'reason'>
+  readonly #informerErrors: Counter<'resource'>
+
+  constructor(registry: Registry = new Registry()) {
+    this.registry = registry
+    const registers = [registry]
+    this.#requests = new Counter({
+      name: 'rest_client_requests_total',
+      help: 'Number of HTTP requests to the API server, partitioned by status code, method, and host.',
+      labelNames: ['code', 'method', 'host'],
+      registers,
+    })
+    this.#requestLatency = new Histogram({
+      name: 'rest_client_request_duration_seconds',
+      help: 'Request latency in seconds, by verb and host.',
+      labelNames: ['verb', 'host'],
+      buckets: REQUEST_BUCKETS,
+      registers,
+    })
+    this.#rateLimiterLatency = new Histogram({
+      name: 'rest_client_rate_limiter_duration_seconds',
+      help: 'Client-side rate limiter latency in seconds, by verb and host.',
+      labelNames: ['verb', 'host'],
+      buckets: REQUEST_BUCKETS,
+      registers,
+    })
+    this.#queueDepth = new Gauge({
+      name: 'workqueue_depth',
+      help: 'Current depth of workqueue.',
+      labelNames: ['name'],
+      registers,
+    })
+    this.#queueAdds = new Counter({
+      name: 'workqueue_adds_total',
+      help: 'Total number of adds handled by workqueue.',
+      labelNames: ['name'],
+      registers,
+    })
+    this.#queueLatency = new Histogram({
+      name: 'workqueue_queue_duration_seconds',
+      help: 'How long in seconds an item stays in workqueue before being requested.',
+      labelNames: ['name'],
+      buckets: QUEUE_BUCKETS,
+      registers,
+    })
+    this.#queueWork = new Histogram({
+      name: 'workqueue_work_duration_seconds',
+      help: 'How long in seconds processing an item from workqueue takes.',
+      labelNames: ['name'],
+      buckets: QUEUE_BUCKETS,
+      registers,
+    })
+    this.#queueRetries = new Counter({
+      name: 'workqueue_retries_total',
+      help: 'Total number of retries handled by workqueue.',
+      labelNames: ['name'],
+      registers,
+    })
+    this.#relists = new Counter({
+      name: 'informer_relists_total',
+      help: 'Number of full lists an informer made, by resource and reason (initial, gone).',
+      labelNames: ['resource', 'reason'],
+      registers,
+    })
+    this.#watchRestarts = new Counter({
+      name: 'informer_watch_restarts_total',
+      help: 'Number of watches reopened after a failure or an idle timeout, by resource and reason.',
+      labelNames: ['resource', 'reason'],
+      registers,
+    })
+    this.#informerErrors = new Counter({
+      name: 'informer_errors_total',
+      help: 'Number of list or watch failures an informer retried, by resource.',
+      labelNames: ['resource'],
+      registers,
+    })
+  }
+
+  /** Returns the observer to pass to a {@link KubeTransport} for the cluster at `host`. */
+  requestObserver(host: string): RequestObserver {
+    return {
+      onRequest: (info) => {
+        const code = info.statusCode === undefined ? '<error>' : String(info.statusCode)
+        this.#requests.inc({ code, method: info.method, host })
+        this.#requestLatency.observe({ verb: info.method, host }, info.durationMs / 1000)
+        this.#rateLimiterLatency.observe({ verb: info.method, host }, info.throttledMs / 1000)
+      },
+    }
+  }
+
+  /** Returns the metrics hooks for the work queue called `name`. */
+  workQueue(name: string): WorkQueueMetrics {
+    const labels = { name }
+    return {
+      onAdd: () => {
+        this.#queueAdds.inc(labels)
+      },
+      onGet: (_key, waitedMs) => {
+        this.#queueLatency.observe(labels, waitedMs / 1000)
+      },
+      onDone: (_key, workMs) => {
+        this.#queueWork.observe(labels, workMs / 1000)
+      },
+      onRetry: () => {
+        this.#queueRetries.inc(labels)
+      },
+      depth: (n) => {
+        this.#queueDepth.set(labels, n)
+      },
+    }
+  }
+
+  /** Returns the observer to pass to informers; labels carry each informer's description. */
+  informerObserver(next?: InformerObserver): InformerObserver {
+    return {
+      onRelist: (resource: string, reason: InformerRestartReason) => {
+        this.#relists.inc({ resource, reason })
+        next?.onRelist?.(resource, reason)
+      },
+      onWatchRestart: (resource: string, reason: InformerRestartReason) => {
+        this.#watchRestarts.inc({ resource, reason })
+        next?.onWatchRestart?.(resource, reason)
+      },
+      onError: (resource, error, retryInMs) => {
+        this.#informerErrors.inc({ resource })
+        next?.onError?.(resource, error, retryInMs)
+      },
+      onHandlerError: (resource, error) => {
+        next?.onHandlerError?.(resource, error)
+      },
+    }
+  }
+
+  /** Renders every metric in the Prometheus text format. */
+  render(): Promise<string> {
+    return this.registry.metrics()
+  }
+}
