@@ -1,0 +1,233 @@
+// Proves the informer against a real API server in the two ways informers in other ecosystems
+// have failed: a kube-apiserver restart (the watch must resume with nothing missed or doubled) and
+// etcd compaction (a too-old resourceVersion must lead to a relist whose cache equals a fresh list).
+// Each starts its own control plane, because both disturb the server.
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { request } from 'undici'
+import type { KubeObject } from '../../src/core/kube-object.js'
+import { DynamicClient } from '../../src/kube/dynamic-client.js'
+import type { ResourceRef } from '../../src/kube/dynamic-client.js'
+import { KubeTransport } from '../../src/kube/kube-transport.js'
+import { Informer } from '../../src/runtime/informer.js'
+import { dynamicListWatcher } from '../../src/runtime/list-watcher.js'
+import type { ListWatcher } from '../../src/runtime/list-watcher.js'
+import { startControlPlane, waitFor } from '../../src/testing/index.js'
+import type { ControlPlane } from '../../src/testing/index.js'
+
+const NAMESPACES: ResourceRef = {
+  group: '',
+  version: 'v1',
+  resource: 'namespaces',
+  namespaced: false,
+}
+const CONFIGMAPS: ResourceRef = {
+  group: '',
+  version: 'v1',
+  resource: 'configmaps',
+  namespaced: true,
+}
+const NS = 'informer-test'
+
+type Recorded = readonly [string, string]
+
+function record(informer: Informer): Recorded[] {
+  const events: Recorded[] = []
+  informer.subscribe({
+    onAdd: (o) => events.push(['add', o.metadata.name ?? '']),
+    onUpdate: (_old, o) => events.push(['update', o.metadata.name ?? '']),
+    onDelete: (o) => events.push(['delete', o.metadata.name ?? '']),
+  })
+  return events
+}
+
+function configMap(name: string, value: string): KubeObject {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: NS }, data: { value } }
+}
+
+async function freshState(client: DynamicClient): Promise<[string, string][]> {
+  const list = await client.list(CONFIGMAPS, { namespace: NS })
+  return list.items
+    .map((o): [string, string] => [o.metadata.name ?? '', o.metadata.resourceVersion ?? ''])
+    .sort()
+}
+
+function cacheState(informer: Informer): [string, string][] {
+  return informer.store
+    .list()
+    .map((o): [string, string] => [o.metadata.name ?? '', o.metadata.resourceVersion ?? ''])
+    .sort()
+}
+
+async function setUp(
+  apiServerFlags: string[] = []
+): Promise<{ plane: ControlPlane; client: DynamicClient; transport: KubeTransport }> {
+  const plane = await startControlPlane({ useExistingCluster: false, apiServerFlags })
+  await plane.client.create(NAMESPACES, {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: NS },
+  })
+  const transport = new KubeTransport(plane.config)
+  return { plane, client: new DynamicClient(transport), transport }
+}
+
+describe('informer across a kube-apiserver restart', () => {
+  let plane: ControlPlane
+  let client: DynamicClient
+  let transport: KubeTransport
+  let informer: Informer
+
+  before(async () => {
+    ;({ plane, client, transport } = await setUp())
+    informer = new Informer(dynamicListWatcher(client, CONFIGMAPS, { namespace: NS }), {
+      // Retry quickly while the server is down, so the test does not wait out long backoffs.
+      backoff: { baseMs: 200, maxMs: 1000 },
+    })
+  })
+
+  after(async () => {
+    await informer.stop()
+    await transport.close()
+    await plane.stop()
+  })
+
+  it('resumes the watch with no missed or duplicated events', async () => {
+    await plane.client.create(CONFIGMAPS, configMap('a', '1'))
+    await plane.client.create(CONFIGMAPS, configMap('b', '1'))
+    const events = record(informer)
+    informer.start()
+    await informer.waitForSync()
+    await plane.client.create(CONFIGMAPS, configMap('c', '1'))
+    await waitFor(() => informer.store.get(`${NS}/c`))
+
+    await plane.restartApiServer()
+
+    const a = await plane.client.get(CONFIGMAPS, 'a', { namespace: NS })
+    await plane.client.update(CONFIGMAPS, { ...a, data: { value: '2' } })
+    await plane.client.delete(CONFIGMAPS, 'b', { namespace: NS })
+    await plane.client.create(CONFIGMAPS, configMap('d', '1'))
+    const expected = await freshState(plane.client)
+    await waitFor(() => JSON.stringify(cacheState(informer)) === JSON.stringify(expected), {
+      timeoutMs: 30_000,
+      description: 'the informer cache to match a fresh list after the restart',
+    })
+    assert.deepEqual(events, [
+      ['add', 'a'],
+      ['add', 'b'],
+      ['add', 'c'],
+      ['update', 'a'],
+      ['delete', 'b'],
+      ['add', 'd'],
+    ])
+    assert.ok(informer.watchRestarts >= 1, 'the watch was restarted')
+  })
+})
+
+/** Wraps a ListWatcher so a test can cut the watch and hold the informer off the server. */
+function gated(inner: ListWatcher): ListWatcher & { cut(): void; open(): void } {
+  let current: AbortController | undefined
+  let gate: Promise<void> = Promise.resolve()
+  let release = (): void => undefined
+  return {
+    description: inner.description,
+    listPage: (options) => inner.listPage(options),
+    watch: async (options) => {
+      await gate
+      const controller = new AbortController()
+      current = controller
+      return inner.watch({
+        ...options,
+        signal: AbortSignal.any([options.signal, controller.signal]),
+      })
+    },
+    cut: () => {
+      gate = new Promise((resolve) => {
+        release = resolve
+      })
+      current?.abort(new Error('cut by test'))
+    },
+    open: () => {
+      release()
+    },
+  }
+}
+
+async function etcdRevision(etcdUrl: string): Promise<number> {
+  const res = await request(`${etcdUrl}/v3/kv/range`, {
+    method: 'POST',
+    body: JSON.stringify({ key: Buffer.from('/').toString('base64') }),
+  })
+  const body = (await res.body.json()) as { header: { revision: string } }
+  return Number(body.header.revision)
+}
+
+async function compactEtcd(etcdUrl: string, revision: number): Promise<void> {
+  const res = await request(`${etcdUrl}/v3/kv/compaction`, {
+    method: 'POST',
+    body: JSON.stringify({ revision: String(revision), physical: true }),
+  })
+  assert.equal(res.statusCode, 200, await res.body.text())
+}
+
+describe('informer after etcd compaction', () => {
+  let plane: ControlPlane
+  let client: DynamicClient
+  let transport: KubeTransport
+
+  before(async () => {
+    // Without the watch cache the apiserver serves watches from etcd, so a compacted
+    // resourceVersion really is too old (the cache would otherwise still hold it).
+    ;({ plane, client, transport } = await setUp(['--watch-cache=false']))
+  })
+
+  after(async () => {
+    await transport.close()
+    await plane.stop()
+  })
+
+  it('relists after a too-old resourceVersion and its cache equals a fresh list', async () => {
+    for (const name of ['keep', 'change', 'remove'])
+      await plane.client.create(CONFIGMAPS, configMap(name, '1'))
+    const source = gated(dynamicListWatcher(client, CONFIGMAPS, { namespace: NS }))
+    const informer = new Informer(source, { backoff: { baseMs: 50, maxMs: 200 } })
+    const events = record(informer)
+    try {
+      informer.start()
+      await informer.waitForSync()
+      assert.equal(informer.relists, 1)
+
+      source.cut()
+      const change = await plane.client.get(CONFIGMAPS, 'change', { namespace: NS })
+      await plane.client.update(CONFIGMAPS, { ...change, data: { value: '2' } })
+      await plane.client.delete(CONFIGMAPS, 'remove', { namespace: NS })
+      await plane.client.create(CONFIGMAPS, configMap('new', '1'))
+      const etcdUrl = plane.etcdUrl
+      assert.ok(etcdUrl)
+      await compactEtcd(etcdUrl, await etcdRevision(etcdUrl))
+      source.open()
+
+      const expected = await freshState(plane.client)
+      await waitFor(
+        () =>
+          informer.relists === 2 &&
+          JSON.stringify(cacheState(informer)) === JSON.stringify(expected),
+        {
+          timeoutMs: 30_000,
+          description: 'a relist whose cache equals a fresh list',
+        }
+      )
+      assert.deepEqual(events.slice(3).sort(), [
+        ['add', 'new'],
+        ['delete', 'remove'],
+        ['update', 'change'],
+      ])
+      assert.deepEqual(
+        events.slice(0, 3).map((e) => e[0]),
+        ['add', 'add', 'add']
+      )
+    } finally {
+      await informer.stop()
+    }
+  })
+})
