@@ -14,7 +14,7 @@
  *
  * @module
  */
-import { Agent, request as undiciRequest } from 'undici'
+import { Agent, buildConnector, request as undiciRequest } from 'undici'
 import type { Dispatcher } from 'undici'
 import type { ClusterConfig, CredentialSource, RequestCredential } from './cluster-config.js'
 import { apiErrorFromResponse } from './api-error.js'
@@ -137,18 +137,25 @@ export class KubeTransport {
   }
 
   #createAgent(cert: string | undefined, key: string | undefined): Agent {
-    const connect: Record<string, unknown> = {
+    const connect: buildConnector.BuildOptions = {
       rejectUnauthorized: this.config.insecureSkipTlsVerify !== true,
     }
     if (this.config.caPem !== undefined) connect['ca'] = this.config.caPem
     if (cert !== undefined) connect['cert'] = cert
     if (key !== undefined) connect['key'] = key
     if (this.config.tlsServerName !== undefined) connect['servername'] = this.config.tlsServerName
-    const agent = new Agent({ connect, keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000 })
-    agent.on('connect', () => {
-      this.#connections++
+    // Count sockets where they are made. NOTE: undici can open a second socket when a request is
+    // dispatched in the same tick as the previous response ends, before the first socket is
+    // marked free; so N requests in flight settle on up to 2N pooled sockets, never more.
+    const connector = buildConnector(connect)
+    return new Agent({
+      connect: (options, callback) => {
+        this.#connections++
+        connector(options, callback)
+      },
+      keepAliveTimeout: 30_000,
+      keepAliveMaxTimeout: 600_000,
     })
-    return agent
   }
 
   /** How many TCP connections this transport has opened so far (pooling keeps this small). */

@@ -1,0 +1,51 @@
+// Informer memory: heap and RSS growth per 1,000 cached Pods of realistic size.
+//
+//   node --expose-gc --import tsx bench/informer-memory.ts [pods=5000]
+import { DynamicClient } from '../src/kube/dynamic-client.js'
+import { KubeTransport } from '../src/kube/kube-transport.js'
+import { Informer } from '../src/runtime/informer.js'
+import { dynamicListWatcher } from '../src/runtime/list-watcher.js'
+import { startControlPlane } from '../src/testing/index.js'
+import { PODS, createNamespace, mib, realisticPod, runBounded } from './bench-cluster.js'
+
+const gc = (globalThis as { gc?: () => void }).gc
+if (gc === undefined) throw new Error('run with node --expose-gc')
+const settle = async (): Promise<NodeJS.MemoryUsage> => {
+  for (let i = 0; i < 3; i++) {
+    gc()
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  return process.memoryUsage()
+}
+
+const count = Number(process.argv[2] ?? 5000)
+const plane = await startControlPlane({
+  useExistingCluster: process.env['METACTL_USE_EXISTING_CLUSTER'] === '1',
+})
+const transport = new KubeTransport(plane.config)
+const client = new DynamicClient(transport)
+try {
+  const ns = await createNamespace(client, `bench-mem-${Date.now()}`)
+  await runBounded(count, 16, (i) => client.create(PODS, realisticPod(`web-${i}`, ns)))
+  const sample = await client.get(PODS, 'web-0', { namespace: ns })
+  const jsonBytes = Buffer.byteLength(JSON.stringify(sample))
+
+  const before = await settle()
+  const informer = new Informer(dynamicListWatcher(client, PODS, { namespace: ns }))
+  informer.start()
+  await informer.waitForSync()
+  const after = await settle()
+  const per1000 = (bytes: number): string => mib((bytes / informer.store.size) * 1000)
+  console.log(
+    `informer-memory: ${informer.store.size} Pods cached, ${jsonBytes} bytes of JSON each`
+  )
+  console.log(
+    `informer-memory: heapUsed +${mib(after.heapUsed - before.heapUsed)} MiB ` +
+      `(${per1000(after.heapUsed - before.heapUsed)} MiB per 1,000 Pods); ` +
+      `RSS +${mib(after.rss - before.rss)} MiB (${per1000(after.rss - before.rss)} MiB per 1,000 Pods)`
+  )
+  await informer.stop()
+} finally {
+  await transport.close()
+  await plane.stop()
+}
