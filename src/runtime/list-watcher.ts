@@ -3,7 +3,13 @@ import type { DynamicClient, ResourceRef } from '../kube/dynamic-client.js'
 import { readWatchEvents } from '../kube/watch-event.js'
 import type { WatchEvent } from '../kube/watch-event.js'
 
-/** Lists and watches one collection; the seam between informers and the API server. */
+/**
+ * Lists and watches one collection; the seam between informers and the API server.
+ *
+ * @remarks
+ * Implementations should stop work when a call's `signal` aborts; the informer does not depend on
+ * it (it abandons a call whose signal aborted), but a call that ignores it leaks its connection.
+ */
 export interface ListWatcher<T extends KubeObject = KubeObject> {
   /** Human-readable name of the collection, for logs and metrics (`pods.v1 in ns`). */
   readonly description: string
@@ -13,7 +19,7 @@ export interface ListWatcher<T extends KubeObject = KubeObject> {
     readonly continue?: string
     readonly signal: AbortSignal
   }): Promise<KubeList<T>>
-  /** Opens a watch from `resourceVersion` with bookmarks. */
+  /** Opens a watch from `resourceVersion` with bookmarks; the stream ends when the watch does. */
   watch(options: {
     readonly resourceVersion: string
     readonly timeoutSeconds: number
@@ -25,11 +31,16 @@ export interface ListWatcher<T extends KubeObject = KubeObject> {
 export interface ListWatchScope {
   /** Only this namespace; all namespaces when absent. */
   readonly namespace?: string
+  /** Only objects whose labels match (`app=web,tier!=db`). */
   readonly labelSelector?: string
+  /** Only objects whose fields match (`status.phase=Running`). */
   readonly fieldSelector?: string
 }
 
-/** Builds a {@link ListWatcher} for a resource over the dynamic client. */
+/**
+ * Builds a {@link ListWatcher} for a resource over the dynamic client, described as
+ * `pods.v1 in ns (labels) [fields]`.
+ */
 export function dynamicListWatcher<T extends KubeObject = KubeObject>(
   client: DynamicClient,
   ref: ResourceRef,
@@ -37,9 +48,10 @@ export function dynamicListWatcher<T extends KubeObject = KubeObject>(
 ): ListWatcher<T> {
   const where = scope.namespace === undefined ? '' : ` in ${scope.namespace}`
   const selector = scope.labelSelector === undefined ? '' : ` (${scope.labelSelector})`
+  const fields = scope.fieldSelector === undefined ? '' : ` [${scope.fieldSelector}]`
   const group = ref.group === '' ? '' : `.${ref.group}`
   return {
-    description: `${ref.resource}.${ref.version}${group}${where}${selector}`,
+    description: `${ref.resource}.${ref.version}${group}${where}${selector}${fields}`,
     listPage: (options) =>
       client.listPage<T>(ref, {
         ...scope,

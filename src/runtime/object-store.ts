@@ -6,6 +6,12 @@ export function objectKey(object: KubeObject): string {
   return namespace === undefined || namespace === '' ? name : `${namespace}/${name}`
 }
 
+/** Returns the object's namespace, or undefined when it is cluster-scoped (none, or empty). */
+function namespaceOf(object: KubeObject): string | undefined {
+  const { namespace } = object.metadata
+  return namespace === '' ? undefined : namespace
+}
+
 /** Returns the UID of the object's controller owner reference, if it has one. */
 export function controllerUid(object: KubeObject): string | undefined {
   return object.metadata.ownerReferences?.find((ref) => ref.controller === true)?.uid
@@ -23,7 +29,7 @@ export interface ObjectReader<T extends KubeObject = KubeObject> {
   get(key: string): T | undefined
   /** Returns every cached object. */
   list(): T[]
-  /** Returns the objects in one namespace. */
+  /** Returns the objects in one namespace; cluster-scoped objects are in none. */
   listByNamespace(namespace: string): T[]
   /** Returns the objects whose controller owner reference has this UID. */
   listByControllerUid(uid: string): T[]
@@ -52,28 +58,46 @@ function removeFromIndex(
   if (keys?.size === 0) index.delete(value)
 }
 
-/** The cache an informer writes to; keeps its indexes in step with every change. */
+/** The index values an object was filed under, kept so that removal never recomputes them. */
+interface Entry<T> {
+  readonly object: T
+  readonly namespace: string | undefined
+  readonly controllerUid: string | undefined
+}
+
+/**
+ * The cache an informer writes to; keeps its indexes in step with every change.
+ *
+ * @remarks
+ * Each object is unindexed under the values it was indexed under, so even a cached object that
+ * a caller changed in place (against the {@link ObjectReader} caveat) leaves no stale entry.
+ */
 export class ObjectStore<T extends KubeObject = KubeObject> implements ObjectReader<T> {
-  readonly #objects = new Map<string, T>()
+  readonly #entries = new Map<string, Entry<T>>()
   readonly #byNamespace = new Map<string, Set<string>>()
   readonly #byControllerUid = new Map<string, Set<string>>()
 
+  /** Number of cached objects. */
   get size(): number {
-    return this.#objects.size
+    return this.#entries.size
   }
 
+  /** Returns the object with this `namespace/name` (or `name`) key. */
   get(key: string): T | undefined {
-    return this.#objects.get(key)
+    return this.#entries.get(key)?.object
   }
 
+  /** Returns every cached object. */
   list(): T[] {
-    return [...this.#objects.values()]
+    return Array.from(this.#entries.values(), (entry) => entry.object)
   }
 
+  /** Returns the objects in one namespace; cluster-scoped objects are in none. */
   listByNamespace(namespace: string): T[] {
     return this.#lookup(this.#byNamespace.get(namespace))
   }
 
+  /** Returns the objects whose controller owner reference has this UID. */
   listByControllerUid(uid: string): T[] {
     return this.#lookup(this.#byControllerUid.get(uid))
   }
@@ -81,8 +105,8 @@ export class ObjectStore<T extends KubeObject = KubeObject> implements ObjectRea
   #lookup(keys: Set<string> | undefined): T[] {
     const out: T[] = []
     for (const key of keys ?? []) {
-      const object = this.#objects.get(key)
-      if (object !== undefined) out.push(object)
+      const entry = this.#entries.get(key)
+      if (entry !== undefined) out.push(entry.object)
     }
     return out
   }
@@ -90,25 +114,30 @@ export class ObjectStore<T extends KubeObject = KubeObject> implements ObjectRea
   /** Inserts or replaces an object and returns the one it replaced. */
   upsert(object: T): T | undefined {
     const key = objectKey(object)
-    const old = this.#objects.get(key)
+    const old = this.#entries.get(key)
     if (old !== undefined) this.#unindex(key, old)
-    this.#objects.set(key, object)
-    addToIndex(this.#byNamespace, object.metadata.namespace, key)
-    addToIndex(this.#byControllerUid, controllerUid(object), key)
-    return old
+    const entry: Entry<T> = {
+      object,
+      namespace: namespaceOf(object),
+      controllerUid: controllerUid(object),
+    }
+    this.#entries.set(key, entry)
+    addToIndex(this.#byNamespace, entry.namespace, key)
+    addToIndex(this.#byControllerUid, entry.controllerUid, key)
+    return old?.object
   }
 
   /** Removes an object by key and returns it. */
   remove(key: string): T | undefined {
-    const old = this.#objects.get(key)
+    const old = this.#entries.get(key)
     if (old === undefined) return undefined
     this.#unindex(key, old)
-    this.#objects.delete(key)
-    return old
+    this.#entries.delete(key)
+    return old.object
   }
 
-  #unindex(key: string, object: T): void {
-    removeFromIndex(this.#byNamespace, object.metadata.namespace, key)
-    removeFromIndex(this.#byControllerUid, controllerUid(object), key)
+  #unindex(key: string, entry: Entry<T>): void {
+    removeFromIndex(this.#byNamespace, entry.namespace, key)
+    removeFromIndex(this.#byControllerUid, entry.controllerUid, key)
   }
 }
