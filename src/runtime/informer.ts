@@ -89,6 +89,23 @@ export interface InformerOptions {
   readonly random?: () => number
   /** Receives lifecycle events. */
   readonly observer?: InformerObserver
+  /**
+   * Rewrites each object before it is cached and handed to handlers, e.g.
+   * {@link stripManagedFields} to save memory. It must keep `metadata.name`, `namespace` and
+   * `resourceVersion`.
+   */
+  readonly transform?: (object: KubeObject) => KubeObject
+}
+
+/**
+ * Drops `metadata.managedFields`, which is often a third of an object's size and is only read by
+ * server-side apply on the server (controller-runtime offers the same transform).
+ */
+export function stripManagedFields(object: KubeObject): KubeObject {
+  if (!('managedFields' in object.metadata)) return object
+  const metadata = { ...object.metadata }
+  delete metadata['managedFields']
+  return { ...object, metadata }
 }
 
 /** Raised by the informer loop for an in-stream watch `ERROR` other than 410. */
@@ -373,7 +390,8 @@ export class Informer<T extends KubeObject = KubeObject> {
   #replace(items: readonly T[]): void {
     const calls: HandlerCall<T>[] = []
     const seen = new Set<string>()
-    for (const item of items) {
+    for (const raw of items) {
+      const item = this.#transform(raw)
       const key = objectKey(item)
       seen.add(key)
       const old = this.#store.get(key)
@@ -400,7 +418,13 @@ export class Informer<T extends KubeObject = KubeObject> {
     }
   }
 
-  #apply(object: T): void {
+  #transform(object: T): T {
+    const transform = this.#options.transform
+    return transform === undefined ? object : (transform(object) as T)
+  }
+
+  #apply(raw: T): void {
+    const object = this.#transform(raw)
     const old = this.#store.get(objectKey(object))
     if (old?.metadata.resourceVersion === object.metadata.resourceVersion && old !== undefined) {
       return
@@ -469,7 +493,7 @@ export class Informer<T extends KubeObject = KubeObject> {
             break
           case 'DELETED': {
             // The event carries the object's final state, which is the last known one.
-            const last = event.object as T
+            const last = this.#transform(event.object as T)
             this.#store.remove(objectKey(last))
             this.#emit([(h) => h.onDelete?.(last)])
             break
