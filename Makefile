@@ -8,13 +8,14 @@ SHELL := bash
 
 NODE_STAMP := node_modules/.package-lock.json
 
-.PHONY: help install controlplane check unit integration e2e build test demo clean
+.PHONY: help install controlplane check unit integration e2e build test demo bench clean
 
 help:
 	@echo "make demo          run the demo on a local control plane (builds it on first use)"
 	@echo "make test          format check, lint, type-check, unit, integration and e2e tests"
 	@echo "make controlplane  build or reuse etcd, kube-apiserver and kube-controller-manager"
 	@echo "make check         format check, lint and type-check only"
+	@echo "make bench         run the benchmarks in bench/ (figures go to docs/performance.md)"
 
 $(NODE_STAMP): package.json package-lock.json
 	npm ci
@@ -49,3 +50,9 @@ demo: install controlplane
 
 clean:
 	rm -rf dist
+
+bench: install controlplane
+	node --import tsx bench/write-throughput.ts 2000 16
+	node --import tsx bench/informer-sync.ts 10000
+	node --expose-gc --import tsx bench/informer-memory.ts 5000 raw
+	node --expose-gc --import tsx bench/informer-memory.ts 5000 strip
