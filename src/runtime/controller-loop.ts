@@ -1,0 +1,178 @@
+/**
+ * The generic controller loop: workers take keys from a {@link WorkQueue}, reconcile them, and
+ * map each outcome to exactly one queue operation.
+ *
+ * @remarks
+ * **Guarantees**
+ * - Level-based: the reconciler gets a key, never the event that queued it.
+ * - One outcome per dequeue, chosen in one exhaustive switch (see {@link outcomeOf}):
+ *   success → forget; requeue(ms) → forget + addAfter; {@link RetryAfterError} → addAfter without
+ *   touching the backoff; {@link NotSyncedError} and 409 conflicts → rate-limited retry, quietly;
+ *   {@link TerminalError} → forget and report; any other error or a timeout → rate-limited retry
+ *   and report.
+ * - A reconcile never runs twice at once for one key (the queue's guarantee), and is aborted
+ *   after `reconcileTimeoutMs`.
+ *
+ * @module
+ */
+import { ConflictError } from '../kube/api-error.js'
+import { NotSyncedError, RetryAfterError, TerminalError } from './reconcile-errors.js'
+import type { WorkQueue } from './work-queue.js'
+
+/** What a reconcile asks the loop to do next. */
+export type Action =
+  { readonly type: 'awaitChange' } | { readonly type: 'requeue'; readonly afterMs: number }
+
+/** Builds {@link Action} values. */
+export const Action = {
+  /** Forget the key until the next watch event. */
+  awaitChange: (): Action => ({ type: 'awaitChange' }),
+  /** Reconcile the key again after `afterMs`. */
+  requeue: (afterMs: number): Action => ({ type: 'requeue', afterMs }),
+} as const
+
+/** Context of one reconcile. */
+export interface ReconcileContext {
+  /** Aborted on shutdown or when the reconcile times out. */
+  readonly signal: AbortSignal
+}
+
+/** Reconciles one key. */
+export type Reconcile = (key: string, context: ReconcileContext) => Promise<Action>
+
+/** The loop's decision for one reconcile, with the metric label it carries. */
+export type Outcome =
+  | { readonly result: 'success' }
+  | { readonly result: 'requeue_after'; readonly afterMs: number }
+  | { readonly result: 'retry_after'; readonly afterMs: number; readonly error: RetryAfterError }
+  | { readonly result: 'not_synced'; readonly error: unknown }
+  | { readonly result: 'conflict'; readonly error: unknown }
+  | { readonly result: 'terminal'; readonly error: TerminalError }
+  | { readonly result: 'error'; readonly error: unknown }
+
+/** Classifies a reconcile's result or error. */
+export function outcomeOf(settled: { action: Action } | { error: unknown }): Outcome {
+  if ('action' in settled) {
+    const { action } = settled
+    switch (action.type) {
+      case 'awaitChange':
+        return { result: 'success' }
+      case 'requeue':
+        return { result: 'requeue_after', afterMs: action.afterMs }
+      default: {
+        const unreachable: never = action
+        throw new Error(`unknown action ${JSON.stringify(unreachable)}`)
+      }
+    }
+  }
+  const { error } = settled
+  if (error instanceof RetryAfterError)
+    return { result: 'retry_after', afterMs: error.afterMs, error }
+  if (error instanceof NotSyncedError) return { result: 'not_synced', error }
+  if (error instanceof ConflictError) return { result: 'conflict', error }
+  if (error instanceof TerminalError) return { result: 'terminal', error }
+  return { result: 'error', error }
+}
+
+/** Hooks for logs, events and metrics about each finished reconcile. */
+export interface ControllerLoopObserver {
+  onOutcome?(key: string, outcome: Outcome, durationMs: number): void
+}
+
+/** Options of {@link ControllerLoop}. */
+export interface ControllerLoopOptions {
+  readonly queue: WorkQueue
+  readonly reconcile: Reconcile
+  /** Concurrent workers (5, as upstream `--workers`). */
+  readonly workers?: number
+  /** Aborts a reconcile that runs longer than this (5 min). */
+  readonly reconcileTimeoutMs?: number
+  readonly observer?: ControllerLoopObserver
+}
+
+/** Runs workers over a work queue until stopped. */
+export class ControllerLoop {
+  readonly #options: ControllerLoopOptions
+  readonly #stop = new AbortController()
+  #workers: Promise<void>[] = []
+
+  constructor(options: ControllerLoopOptions) {
+    this.#options = options
+  }
+
+  /** Starts the workers. */
+  start(): void {
+    if (this.#workers.length > 0) return
+    const count = this.#options.workers ?? 5
+    this.#workers = Array.from({ length: count }, () => this.#work())
+  }
+
+  /**
+   * Stops taking keys, lets in-flight reconciles finish for up to `graceMs` (then aborts them),
+   * and resolves once every worker has returned.
+   */
+  async stop(graceMs = 10_000): Promise<void> {
+    const drained = this.#options.queue.shutDownWithDrain(graceMs)
+    const finished = await drained
+    if (!finished) this.#stop.abort(new Error('controller stopping'))
+    await Promise.all(this.#workers)
+    this.#workers = []
+  }
+
+  async #work(): Promise<void> {
+    const { queue } = this.#options
+    for (;;) {
+      let key: string | undefined
+      try {
+        key = await queue.get(this.#stop.signal)
+      } catch {
+        return
+      }
+      if (key === undefined) return
+      try {
+        await this.#process(key)
+      } finally {
+        queue.done(key)
+      }
+    }
+  }
+
+  async #process(key: string): Promise<void> {
+    const { queue, reconcile } = this.#options
+    const started = Date.now()
+    const timeout = AbortSignal.timeout(this.#options.reconcileTimeoutMs ?? 300_000)
+    const signal = AbortSignal.any([this.#stop.signal, timeout])
+    let settled: { action: Action } | { error: unknown }
+    try {
+      settled = { action: await reconcile(key, { signal }) }
+    } catch (error) {
+      settled = { error }
+    }
+    const outcome = outcomeOf(settled)
+    switch (outcome.result) {
+      case 'success':
+        queue.forget(key)
+        break
+      case 'requeue_after':
+        queue.forget(key)
+        queue.addAfter(key, outcome.afterMs)
+        break
+      case 'retry_after':
+        queue.addAfter(key, outcome.afterMs)
+        break
+      case 'not_synced':
+      case 'conflict':
+      case 'error':
+        queue.addRateLimited(key)
+        break
+      case 'terminal':
+        queue.forget(key)
+        break
+      default: {
+        const unreachable: never = outcome
+        throw new Error(`unhandled outcome ${JSON.stringify(unreachable)}`)
+      }
+    }
+    this.#options.observer?.onOutcome?.(key, outcome, Date.now() - started)
+  }
+}
