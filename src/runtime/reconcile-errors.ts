@@ -25,5 +25,5 @@ export class NotSyncedError extends Error {
  * forgotten until the next watch event.
  */
 export class TerminalError extends Error {
-  override readonly name = 'TerminalError'
+  override readonly name: string = 'TerminalError'
 }

@@ -1,0 +1,35 @@
+import type { KubeObject } from '../core/kube-object.js'
+import type { CompositeControllerSpec } from '../api/composite-controller-spec.js'
+import type { Discovery } from '../kube/discovery.js'
+import type { DynamicClient } from '../kube/dynamic-client.js'
+import type { Logger } from '../runtime/logger.js'
+import type { RuntimeMetrics } from '../runtime/runtime-metrics.js'
+import type { SharedInformers } from '../runtime/shared-informers.js'
+import type { CompositeHooks } from './composite-kind.js'
+import type { EventSink } from './event-recorder.js'
+
+/** The shared services every hosted controller of one engine uses. */
+export interface EngineContext {
+  readonly client: DynamicClient
+  readonly discovery: Discovery
+  readonly informers: SharedInformers
+  readonly events: EventSink
+  readonly log: Logger
+  readonly metrics: RuntimeMetrics | undefined
+  /** Workers per hosted controller. */
+  readonly workers: number
+  /** Periodic resync of every parent when a controller sets no shorter `resyncPeriodSeconds`. */
+  readonly cacheFlushIntervalMs: number
+  /** Which CompositeControllers this engine serves (`--target-label-selector`). */
+  readonly targetSelector: (labels: Readonly<Record<string, string>>) => boolean
+}
+
+/** A CompositeController ready to run: from a cluster object, or defined in TypeScript. */
+export interface CompositeControllerDefinition {
+  readonly name: string
+  /** The object sent to hooks as `controller`. */
+  readonly controller: KubeObject
+  readonly spec: CompositeControllerSpec
+  readonly hooks: CompositeHooks
+  readonly finalizerEnabled: boolean
+}

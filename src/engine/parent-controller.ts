@@ -1,0 +1,176 @@
+/**
+ * The one generic parent loop every hosted controller runs: informers for the parents and the
+ * children, event handlers that turn changes into parent keys, a fair work queue, workers, and a
+ * periodic resync. What a key means and how it is synced is the {@link ControllerKind}'s job;
+ * CompositeController and DecoratorController are two strategies plugged into this loop.
+ *
+ * @module
+ */
+import type { KubeObject } from '../core/kube-object.js'
+import type { ResourceRef } from '../kube/dynamic-client.js'
+import { ControllerLoop } from '../runtime/controller-loop.js'
+import type {
+  Action,
+  ControllerLoopObserver,
+  ReconcileContext,
+} from '../runtime/controller-loop.js'
+import type { Informer, InformerHandlers } from '../runtime/informer.js'
+import type { ListWatchScope } from '../runtime/list-watcher.js'
+import type { SharedInformers, InformerLease } from '../runtime/shared-informers.js'
+import { WorkQueue } from '../runtime/work-queue.js'
+import type { WorkQueueMetrics } from '../runtime/work-queue-metrics.js'
+
+/** A watched collection: a resource and an optional scope. */
+export interface WatchSource {
+  readonly ref: ResourceRef
+  readonly scope?: ListWatchScope
+}
+
+/** The caches a kind reads during a sync, by role and index. */
+export interface ControllerCaches {
+  readonly parents: readonly Informer[]
+  readonly children: readonly Informer[]
+}
+
+/** The per-kind strategy of a hosted controller. */
+export interface ControllerKind {
+  /** Queue and log name, e.g. `CompositeController-podservice-controller`. */
+  readonly name: string
+  readonly parentSources: readonly WatchSource[]
+  readonly childSources: readonly WatchSource[]
+  /** Resync period of every parent, when set. */
+  readonly resyncPeriodMs: number | undefined
+  /** Keys to enqueue for a parent event; `old` is set for updates. */
+  parentKeys(object: KubeObject, old: KubeObject | undefined, caches: ControllerCaches): string[]
+  /** Keys to enqueue for a child event. */
+  childKeys(
+    child: KubeObject,
+    change: 'add' | 'update' | 'delete',
+    old: KubeObject | undefined,
+    caches: ControllerCaches
+  ): string[]
+  /** Keys of every parent, for periodic resyncs. */
+  allParentKeys(caches: ControllerCaches): string[]
+  /** Syncs one parent. */
+  sync(key: string, context: ReconcileContext, caches: ControllerCaches): Promise<Action>
+}
+
+/** Options of {@link ParentController}. */
+export interface ParentControllerOptions {
+  readonly kind: ControllerKind
+  readonly informers: SharedInformers
+  readonly workers?: number
+  readonly queueMetrics?: WorkQueueMetrics
+  readonly observer?: ControllerLoopObserver
+}
+
+/** Runs one hosted controller: caches, queue, workers, resync. */
+export class ParentController {
+  readonly #options: ParentControllerOptions
+  readonly #queue: WorkQueue
+  readonly #loop: ControllerLoop
+  #leases: { parents: InformerLease[]; children: InformerLease[] } | undefined
+  #unsubscribe: (() => void)[] = []
+  #resyncTimer: NodeJS.Timeout | undefined
+  #caches: ControllerCaches = { parents: [], children: [] }
+
+  constructor(options: ParentControllerOptions) {
+    this.#options = options
+    this.#queue = new WorkQueue({
+      name: options.kind.name,
+      ...(options.queueMetrics === undefined ? {} : { metrics: options.queueMetrics }),
+    })
+    this.#loop = new ControllerLoop({
+      queue: this.#queue,
+      reconcile: (key, context) => options.kind.sync(key, context, this.#caches),
+      workers: options.workers ?? 5,
+      ...(options.observer === undefined ? {} : { observer: options.observer }),
+    })
+  }
+
+  /** The controller's name. */
+  get name(): string {
+    return this.#options.kind.name
+  }
+
+  /**
+   * Acquires the informers, waits until all are synced, then starts the workers and the resync.
+   * Rejects (after releasing everything) when `signal` aborts first.
+   */
+  async start(signal?: AbortSignal): Promise<void> {
+    const { kind, informers } = this.#options
+    const parents = kind.parentSources.map((s) => informers.acquire(s.ref, s.scope ?? {}))
+    const children = kind.childSources.map((s) => informers.acquire(s.ref, s.scope ?? {}))
+    this.#leases = { parents, children }
+    this.#caches = {
+      parents: parents.map((l) => l.informer),
+      children: children.map((l) => l.informer),
+    }
+    const enqueue = (keys: readonly string[]): void => {
+      for (const key of keys) this.#queue.add(key)
+    }
+    for (const lease of parents) {
+      const handlers: InformerHandlers = {
+        onAdd: (o) => {
+          enqueue(kind.parentKeys(o, undefined, this.#caches))
+        },
+        onUpdate: (old, o) => {
+          enqueue(kind.parentKeys(o, old, this.#caches))
+        },
+        onDelete: (o) => {
+          enqueue(kind.parentKeys(o, undefined, this.#caches))
+        },
+      }
+      this.#unsubscribe.push(lease.informer.subscribe(handlers))
+    }
+    for (const lease of children) {
+      const handlers: InformerHandlers = {
+        onAdd: (o) => {
+          enqueue(kind.childKeys(o, 'add', undefined, this.#caches))
+        },
+        onUpdate: (old, o) => {
+          enqueue(kind.childKeys(o, 'update', old, this.#caches))
+        },
+        onDelete: (o) => {
+          enqueue(kind.childKeys(o, 'delete', undefined, this.#caches))
+        },
+      }
+      this.#unsubscribe.push(lease.informer.subscribe(handlers))
+    }
+    try {
+      await Promise.all([...parents, ...children].map((l) => l.informer.waitForSync(signal)))
+    } catch (error) {
+      await this.stop()
+      throw error
+    }
+    this.#loop.start()
+    if (kind.resyncPeriodMs !== undefined) {
+      const period = kind.resyncPeriodMs
+      this.#resyncTimer = setInterval(() => {
+        // Resyncs only re-check: the low lane keeps them from delaying fresh events.
+        for (const key of kind.allParentKeys(this.#caches))
+          this.#queue.add(key, { priority: 'low' })
+      }, period)
+      this.#resyncTimer.unref()
+    }
+  }
+
+  /** Enqueues a key, e.g. for an in-process trigger. */
+  enqueue(key: string): void {
+    this.#queue.add(key)
+  }
+
+  /** Stops the workers (letting in-flight syncs finish), unsubscribes and releases the informers. */
+  async stop(): Promise<void> {
+    if (this.#resyncTimer !== undefined) clearInterval(this.#resyncTimer)
+    this.#resyncTimer = undefined
+    for (const unsubscribe of this.#unsubscribe) unsubscribe()
+    this.#unsubscribe = []
+    await this.#loop.stop()
+    const leases = this.#leases
+    this.#leases = undefined
+    if (leases !== undefined) {
+      await Promise.all([...leases.parents, ...leases.children].map((l) => l.release()))
+    }
+  }
+}

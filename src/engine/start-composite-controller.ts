@@ -1,0 +1,61 @@
+import { checkParentResource, compositeKind } from './composite-kind.js'
+import type { CompositeControllerDefinition, EngineContext } from './engine-context.js'
+import { ParentController } from './parent-controller.js'
+
+/** A running hosted controller. */
+export interface HostedController {
+  readonly name: string
+  stop(): Promise<void>
+}
+
+/**
+ * Resolves a CompositeController's resources through discovery, checks them, and starts its
+ * hosted controller; resolves once its caches are synced and workers run.
+ *
+ * @throws UnknownResourceError when a resource is not served (yet).
+ * @throws ControllerSpecError when the parent has no status subresource.
+ */
+export async function startCompositeController(
+  context: EngineContext,
+  definition: CompositeControllerDefinition
+): Promise<HostedController> {
+  const { spec } = definition
+  const parent = await context.discovery.resolveResource(
+    spec.parentResource.apiVersion,
+    spec.parentResource.resource
+  )
+  checkParentResource(parent)
+  const children = await Promise.all(
+    spec.childResources.map(async (rule) => ({
+      info: await context.discovery.resolveResource(rule.apiVersion, rule.resource),
+      updateMethod: rule.updateMethod,
+    }))
+  )
+  const log = context.log.child({ controller: definition.name })
+  const kind = compositeKind({
+    name: definition.name,
+    controller: definition.controller,
+    spec: {
+      ...spec,
+      // Resyncs longer than the cache flush interval fall back to it, as upstream.
+      resyncPeriodMs: Math.min(spec.resyncPeriodMs ?? Infinity, context.cacheFlushIntervalMs),
+    },
+    parent,
+    children,
+    hooks: definition.hooks,
+    finalizerEnabled: definition.finalizerEnabled,
+    client: context.client,
+    events: context.events,
+    log,
+  })
+  const controller = new ParentController({
+    kind,
+    informers: context.informers,
+    workers: context.workers,
+    ...(context.metrics === undefined
+      ? {}
+      : { queueMetrics: context.metrics.workQueue(kind.name) }),
+  })
+  await controller.start()
+  return { name: definition.name, stop: () => controller.stop() }
+}
