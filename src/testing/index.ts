@@ -5,7 +5,7 @@
  * ```ts
  * import { startControlPlane } from 'metacontroller-ts/testing'
  *
- * const plane = await startControlPlane({ crds: ['deploy/crds'] })
+ * const plane = await startControlPlane({ crds: ['deploy/crds/compositecontrollers.yaml'] })
  * // plane.kubeconfigPath works with kubectl; plane.client is a DynamicClient.
  * await plane.stop()
  * ```

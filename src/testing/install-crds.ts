@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { parseAllDocuments } from 'yaml'
 import { isJsonObject } from '../core/kube-object.js'
 import type { KubeObject } from '../core/kube-object.js'
-import { NotFoundError } from '../kube/api-error.js'
+import { AlreadyExistsError, ConflictError, NotFoundError } from '../kube/api-error.js'
 import type { DynamicClient, ResourceRef } from '../kube/dynamic-client.js'
 import { waitFor } from './wait-for.js'
 
@@ -55,6 +55,34 @@ function isEstablished(crd: KubeObject): boolean {
   )
 }
 
+// Test files run in parallel and may install the same CRDs at once: a lost race (409) is retried
+// against the fresh object.
+async function applyCrd(client: DynamicClient, crd: KubeObject): Promise<void> {
+  const name = crd.metadata.name ?? ''
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const existing = await client.get(CRD_RESOURCE, name)
+      const updated = {
+        ...crd,
+        metadata: { ...crd.metadata, resourceVersion: existing.metadata.resourceVersion ?? '' },
+      }
+      await client.update(CRD_RESOURCE, updated)
+      return
+    } catch (error) {
+      if (error instanceof NotFoundError) {
+        try {
+          await client.create(CRD_RESOURCE, crd)
+          return
+        } catch (createError) {
+          if (!(createError instanceof AlreadyExistsError) || attempt >= 5) throw createError
+          continue
+        }
+      }
+      if (!(error instanceof ConflictError) || attempt >= 5) throw error
+    }
+  }
+}
+
 /**
  * Creates or updates CustomResourceDefinitions and waits until each is Established.
  *
@@ -74,18 +102,7 @@ export async function installCrds(
     if (crd.kind !== 'CustomResourceDefinition') {
       throw new Error(`installCrds: ${crd.kind} ${crd.metadata.name ?? ''} is not a CRD`)
     }
-    const name = crd.metadata.name ?? ''
-    try {
-      const existing = await client.get(CRD_RESOURCE, name)
-      const updated = {
-        ...crd,
-        metadata: { ...crd.metadata, resourceVersion: existing.metadata.resourceVersion ?? '' },
-      }
-      await client.update(CRD_RESOURCE, updated)
-    } catch (error) {
-      if (!(error instanceof NotFoundError)) throw error
-      await client.create(CRD_RESOURCE, crd)
-    }
+    await applyCrd(client, crd)
   }
   const timeoutMs = options.timeoutMs ?? 30_000
   for (const crd of crds) {
