@@ -14,6 +14,7 @@ import { CliError } from './cli-error.js'
 import { processIo } from './cli-io.js'
 import type { CliIo } from './cli-io.js'
 import { clusterCommand } from './commands/cluster.js'
+import { runCommand } from './commands/run.js'
 
 /** The package version, shown by `metactl --version`. */
 export const VERSION = '0.1.0'
@@ -34,6 +35,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       },
     })
     .showHelpAfterError('(run with --help for usage)')
+  program.addCommand(runCommand(io))
   program.addCommand(
     clusterCommand(io, (code) => {
       exitCode = code
