@@ -106,7 +106,7 @@ export class CompositeMetaController {
         name,
         controller: { ...object, status: object['status'] ?? {} },
         spec,
-        hooks: webhookCompositeHooks(spec, name),
+        hooks: webhookCompositeHooks(spec, this.#context.log.child({ controller: name })),
         finalizerEnabled: spec.hooks.finalize !== undefined,
       }
     } catch (error) {

@@ -12,10 +12,12 @@
 import type { KubeObject } from '../core/kube-object.js'
 import { isJsonObject } from '../core/kube-object.js'
 import { gvkKey, uniformKey } from '../api/hook-model.js'
-import { TerminalError } from '../runtime/reconcile-errors.js'
 
-/** Raised for a hook response that asks for children the engine must not create. */
-export class InvalidDesiredChildError extends TerminalError {
+/**
+ * Raised for a hook response that asks for children the engine must not create; the sync is
+ * retried with backoff, since the hook (not the parent) has to change.
+ */
+export class InvalidDesiredChildError extends Error {
   override readonly name = 'InvalidDesiredChildError'
 }
 

@@ -11,6 +11,7 @@ import type { CompositeSyncRequest, CompositeSyncResponse } from '../../src/api/
 import { waitFor } from '../../src/testing/index.js'
 import { EngineFixture, testCrd } from '../support/engine-fixture.js'
 
+const TEST_LABEL = 'metactl-test'
 const parentCrd = testCrd('BehParent')
 const childCrd = testCrd('BehChild')
 const CHILD_TYPE = `BehChild.${childCrd.apiVersion}`
@@ -29,7 +30,8 @@ function parentObject(
   return {
     apiVersion: parentCrd.apiVersion,
     kind: 'BehParent',
-    metadata: { name, namespace },
+    // Every controller of a test serves only its own test's parents (all share one parent CRD).
+    metadata: { name, namespace, labels: { [TEST_LABEL]: namespace } },
     spec: { selector: { matchLabels: { app: name } }, ...spec },
   }
 }
@@ -42,9 +44,17 @@ function child(
   return { apiVersion: childCrd.apiVersion, kind: 'BehChild', metadata: { name, labels }, data }
 }
 
-function ccSpec(url: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+function ccSpec(
+  url: string,
+  ns: string,
+  extra: Record<string, unknown> = {}
+): Record<string, unknown> {
   return {
-    parentResource: { apiVersion: parentCrd.apiVersion, resource: 'behparents' },
+    parentResource: {
+      apiVersion: parentCrd.apiVersion,
+      resource: 'behparents',
+      labelSelector: { matchLabels: { [TEST_LABEL]: ns } },
+    },
     childResources: [{ apiVersion: childCrd.apiVersion, resource: 'behchilds' }],
     hooks: { sync: { webhook: { url } } },
     ...extra,
@@ -87,7 +97,7 @@ describe('composite controller behaviour', () => {
       return { children: [child(name)], status: { phase: 'synced' } }
     })
     await fx.compositeController(`fin-${ns}`, {
-      ...ccSpec(hook.url),
+      ...ccSpec(hook.url, ns),
       hooks: { sync: { webhook: { url: hook.url } }, finalize: { webhook: { url: hook.url } } },
     })
     await fx.client.create(parentCrd.ref, parentObject('fin', ns))
@@ -134,7 +144,7 @@ describe('composite controller behaviour', () => {
     })
     // Two child rules of one type cannot carry two strategies, so run two controllers.
     await fx.compositeController(`recreate-${ns}`, {
-      ...ccSpec(hook.url),
+      ...ccSpec(hook.url, ns),
       childResources: [
         {
           apiVersion: childCrd.apiVersion,
@@ -173,7 +183,7 @@ describe('composite controller behaviour', () => {
 
     const ns2 = await fx.namespace()
     await fx.compositeController(`inplace-${ns2}`, {
-      ...ccSpec(hook.url),
+      ...ccSpec(hook.url, ns2),
       childResources: [
         {
           apiVersion: childCrd.apiVersion,
@@ -206,7 +216,7 @@ describe('composite controller behaviour', () => {
       return { children: [child(name, { owned: 'by-hook' })] }
     })
     await fx.compositeController(`drift-${ns}`, {
-      ...ccSpec(hook.url),
+      ...ccSpec(hook.url, ns),
       childResources: [
         {
           apiVersion: childCrd.apiVersion,
@@ -239,7 +249,7 @@ describe('composite controller behaviour', () => {
       return { children: [child(name, { a: '1' })], status: { ok: true } }
     })
     await fx.compositeController(`idle-${ns}`, {
-      ...ccSpec(hook.url),
+      ...ccSpec(hook.url, ns),
       childResources: [
         {
           apiVersion: childCrd.apiVersion,
@@ -318,7 +328,7 @@ describe('composite controller behaviour', () => {
           }
         })
         await fx.compositeController(`safe-${mode}-${ns}`, {
-          ...ccSpec(hook.url),
+          ...ccSpec(hook.url, ns),
           hooks: { sync: { webhook: { url: hook.url, timeout: '1s' } } },
           childResources: [
             {
@@ -360,7 +370,11 @@ describe('composite controller behaviour', () => {
     await fx.engine.addCompositeController({
       name: `inproc-${ns}`,
       spec: {
-        parentResource: { apiVersion: parentCrd.apiVersion, resource: 'behparents' },
+        parentResource: {
+          apiVersion: parentCrd.apiVersion,
+          resource: 'behparents',
+          labelSelector: { matchLabels: { [TEST_LABEL]: ns } },
+        },
         childResources: [{ apiVersion: childCrd.apiVersion, resource: 'behchilds' }],
         hooks: { sync: {} },
       },
@@ -408,7 +422,7 @@ describe('composite controller behaviour', () => {
         proc.kill('SIGTERM')
         await new Promise((resolve) => proc.once('exit', resolve))
       })
-      await fx.compositeController(`lang-${ns}`, ccSpec(url))
+      await fx.compositeController(`lang-${ns}`, ccSpec(url, ns))
       await fx.client.create(parentCrd.ref, parentObject('lang', ns))
       const made = await fx.waitForObject(childCrd.ref, 'lang', ns)
       assert.equal(made.metadata.labels?.['hook'], command === 'python3' ? 'python' : 'node')

@@ -7,6 +7,7 @@ import type { ResourceRef } from '../../src/kube/dynamic-client.js'
 import { waitFor } from '../../src/testing/index.js'
 import { CCS, EngineFixture, testCrd } from '../support/engine-fixture.js'
 
+const TEST_LABEL = 'metactl-test'
 const parentCrd = testCrd('CompParent')
 const childCrd = testCrd('CompChild')
 const noStatusCrd = testCrd('CompNoStatus', { status: false })
@@ -26,7 +27,8 @@ function parentObject(
   return {
     apiVersion: parentCrd.apiVersion,
     kind: 'CompParent',
-    metadata: { name, namespace },
+    // Every controller of a test serves only its own test's parents (all share one parent CRD).
+    metadata: { name, namespace, labels: { [TEST_LABEL]: namespace } },
     spec: { selector: { matchLabels: { app: name } }, ...spec },
   }
 }
@@ -35,9 +37,17 @@ function childObject(name: string, labels: Record<string, string>): KubeObject {
   return { apiVersion: childCrd.apiVersion, kind: 'CompChild', metadata: { name, labels } }
 }
 
-function ccSpec(url: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+function ccSpec(
+  url: string,
+  ns: string,
+  extra: Record<string, unknown> = {}
+): Record<string, unknown> {
   return {
-    parentResource: { apiVersion: parentCrd.apiVersion, resource: 'compparents' },
+    parentResource: {
+      apiVersion: parentCrd.apiVersion,
+      resource: 'compparents',
+      labelSelector: { matchLabels: { [TEST_LABEL]: ns } },
+    },
     childResources: [{ apiVersion: childCrd.apiVersion, resource: 'compchilds' }],
     hooks: { sync: { webhook: { url } } },
     ...extra,
@@ -64,7 +74,7 @@ describe('composite controller (upstream composite/ scenarios)', () => {
         children: [childObject(parent.metadata.name ?? '', { app: parent.metadata.name ?? '' })],
       }
     })
-    await fx.compositeController(`sync-${ns}`, ccSpec(hook.url))
+    await fx.compositeController(`sync-${ns}`, ccSpec(hook.url, ns))
     await fx.client.create(parentCrd.ref, parentObject('p1', ns))
     const child = await fx.waitForObject(childCrd.ref, 'p1', ns)
     assert.equal(child.metadata.labels?.['app'], 'p1')
@@ -100,7 +110,7 @@ describe('composite controller (upstream composite/ scenarios)', () => {
       }
     })
     await fx.compositeController(`cascade-${ns}`, {
-      ...ccSpec(hook.url),
+      ...ccSpec(hook.url, ns),
       childResources: [{ apiVersion: 'batch/v1', resource: 'jobs' }],
     })
     await fx.client.create(parentCrd.ref, parentObject('jobs', ns, { replicas: 1 }))
@@ -130,7 +140,7 @@ describe('composite controller (upstream composite/ scenarios)', () => {
         },
       }
     })
-    await fx.compositeController(`resync-${ns}`, { ...ccSpec(hook.url), childResources: [] })
+    await fx.compositeController(`resync-${ns}`, { ...ccSpec(hook.url, ns), childResources: [] })
     await fx.client.create(parentCrd.ref, parentObject('resync', ns))
     const parent = await fx.waitForObject(
       parentCrd.ref,
@@ -153,13 +163,14 @@ describe('composite controller (upstream composite/ scenarios)', () => {
     const hook = await fx.hook(() => ({}))
     const name = `nostatus-${Date.now()}`
     await fx.compositeController(name, {
-      ...ccSpec(hook.url),
+      ...ccSpec(hook.url, 'none'),
       parentResource: { apiVersion: noStatusCrd.apiVersion, resource: 'compnostatuss' },
     })
     const event = await fx.waitForEvent(
       'default',
       'SyncError',
-      "does not have subresource 'Status' enabled"
+      "does not have subresource 'Status' enabled",
+      name
     )
     assert.equal((event['involvedObject'] as Record<string, unknown>)['name'], name)
   })
@@ -176,7 +187,7 @@ describe('composite controller (upstream composite/ scenarios)', () => {
       ...childObject('orphan', { app: 'orphan' }),
       metadata: { name: 'orphan', namespace: ns, labels: { app: 'orphan' } },
     })
-    await fx.compositeController(`claim-${ns}`, ccSpec(hook.url))
+    await fx.compositeController(`claim-${ns}`, ccSpec(hook.url, ns))
     const parent = await fx.client.create(parentCrd.ref, parentObject('orphan', ns))
     await fx.waitForObject(childCrd.ref, 'orphan', ns, (o) =>
       (o.metadata.ownerReferences ?? []).some(
@@ -210,7 +221,7 @@ describe('composite controller (upstream composite/ scenarios)', () => {
       return { children: v2 ? [childObject(name, { app: name, v2: 'yes' })] : [] }
     })
     const ccName = `v2-${ns}`
-    await fx.compositeController(ccName, ccSpec(hook.url))
+    await fx.compositeController(ccName, ccSpec(hook.url, ns))
     await fx.client.create(parentCrd.ref, parentObject('v2', ns))
     await fx.waitForObject(childCrd.ref, 'v2', ns)
     await fx.client.patch(
@@ -260,7 +271,7 @@ describe('composite controller with a target label selector', () => {
       const name = (body as SyncRequest).parent.metadata.name ?? ''
       return { children: [childObject(name, { app: name })] }
     })
-    await fx.compositeController(`match-${ns}`, ccSpec(hook.url), { foo: 'bar' })
+    await fx.compositeController(`match-${ns}`, ccSpec(hook.url, ns), { foo: 'bar' })
     await fx.client.create(parentCrd.ref, parentObject('matching', ns))
     await fx.waitForObject(childCrd.ref, 'matching', ns)
   })
@@ -271,7 +282,7 @@ describe('composite controller with a target label selector', () => {
       const name = (body as SyncRequest).parent.metadata.name ?? ''
       return { children: [childObject(name, { app: name })] }
     })
-    await fx.compositeController(`nomatch-${ns}`, ccSpec(hook.url), { baz: 'caz' })
+    await fx.compositeController(`nomatch-${ns}`, ccSpec(hook.url, ns), { baz: 'caz' })
     await fx.client.create(parentCrd.ref, parentObject('ignored', ns))
     await assert.rejects(
       fx.waitForObject(childCrd.ref, 'ignored', ns, () => true, { timeoutMs: 5000 }),

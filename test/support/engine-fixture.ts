@@ -98,16 +98,17 @@ export async function serveHook(
     const chunks: Buffer[] = []
     req.on('data', (c: Buffer) => chunks.push(c))
     req.on('end', () => {
-      try {
+      const reply = async (): Promise<void> => {
         const body: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'))
         requests.push(body)
         const status = options.status?.() ?? 200
-        const out = handler(body)
+        const out: unknown = await handler(body)
         const text = typeof out === 'string' ? out : JSON.stringify(out)
         res.writeHead(status, { 'content-type': 'application/json' }).end(text)
-      } catch (error) {
-        res.writeHead(500).end(error instanceof Error ? error.message : String(error))
       }
+      reply().catch((error: unknown) => {
+        res.writeHead(500).end(error instanceof Error ? error.message : String(error))
+      })
     })
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
@@ -234,11 +235,22 @@ export class EngineFixture {
   }
 
   /** Waits for an Event with `reason` in a namespace whose message contains `text`. */
-  waitForEvent(namespace: string, reason: string, text = ''): Promise<KubeObject> {
+  waitForEvent(
+    namespace: string,
+    reason: string,
+    text = '',
+    involvedName?: string
+  ): Promise<KubeObject> {
     return waitFor(
       async () => {
         const list = await this.client.list(EVENTS, { namespace })
-        return list.items.find((e) => e['reason'] === reason && String(e['message']).includes(text))
+        return list.items.find(
+          (e) =>
+            e['reason'] === reason &&
+            String(e['message']).includes(text) &&
+            (involvedName === undefined ||
+              (e['involvedObject'] as { name?: string } | undefined)?.name === involvedName)
+        )
       },
       {
         timeoutMs: 30_000,
