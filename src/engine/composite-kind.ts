@@ -16,7 +16,6 @@ import type {
   CompositeSyncRequest,
   CompositeSyncResponse,
   LabelSelectorSpec,
-  ObjectsByType,
 } from '../api/hook-model.js'
 import { gvkKey, uniformKey } from '../api/hook-model.js'
 import type { DynamicClient } from '../kube/dynamic-client.js'
@@ -44,6 +43,8 @@ export type HookFunction<Request, Response> = (
 export interface CompositeHooks {
   readonly sync?: HookFunction<CompositeSyncRequest, CompositeSyncResponse>
   readonly finalize?: HookFunction<CompositeSyncRequest, CompositeSyncResponse>
+  /** Releases what the hooks hold (pooled connections) when the controller stops. */
+  readonly close?: () => Promise<void>
 }
 
 /** A child rule resolved through discovery. */
@@ -310,7 +311,7 @@ export function compositeKind(options: CompositeKindOptions): ControllerKind {
     const request: CompositeSyncRequest = {
       controller: options.controller,
       parent,
-      children: observed as ObjectsByType,
+      children: observed,
       related: new Map(),
       finalizing,
     }
@@ -343,7 +344,7 @@ export function compositeKind(options: CompositeKindOptions): ControllerKind {
       options.hooks.finalize !== undefined &&
       hasFinalizer(parent, finalizer) &&
       !(parent.metadata.finalizers ?? []).some((f) => f === 'foregroundDeletion' || f === 'orphan')
-    let manageError: unknown
+    let manageError: Error | undefined
     if (!deleting || shouldFinalize) {
       try {
         const done = await manageChildren(observed, desired, {
@@ -356,7 +357,7 @@ export function compositeKind(options: CompositeKindOptions): ControllerKind {
           parentLog.info('children changed', { ...done })
         }
       } catch (error) {
-        manageError = error
+        manageError = error instanceof Error ? error : new Error(String(error))
       }
     }
     await writeStatus(current, response.status, signal)

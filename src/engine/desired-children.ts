@@ -94,7 +94,7 @@ export function prepareDesiredChildren(
     if (!context.matchesSelector(child.metadata.labels)) {
       throw new InvalidDesiredChildError(
         `labels on desired child ${describe(child)} don't match parent selector: ` +
-          `${JSON.stringify(child.metadata.labels)}`
+          JSON.stringify(child.metadata.labels)
       )
     }
     const key = uniformKey(child)

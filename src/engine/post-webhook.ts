@@ -1,4 +1,5 @@
-import { Agent, request } from 'undici'
+import { request } from 'undici'
+import type { Agent } from 'undici'
 import { RetryAfterError } from '../runtime/reconcile-errors.js'
 import { HookCallError } from './hook-errors.js'
 

@@ -57,5 +57,11 @@ export async function startCompositeController(
       : { queueMetrics: context.metrics.workQueue(kind.name) }),
   })
   await controller.start()
-  return { name: definition.name, stop: () => controller.stop() }
+  return {
+    name: definition.name,
+    stop: async () => {
+      await controller.stop()
+      await definition.hooks.close?.()
+    },
+  }
 }

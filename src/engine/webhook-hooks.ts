@@ -11,9 +11,7 @@ import type {
   WebhookSpec,
 } from '../api/composite-controller-spec.js'
 import type { CompositeSyncRequest, CompositeSyncResponse, HookName } from '../api/hook-model.js'
-import { decodeCompositeSyncResponse } from '../api/wire/decode-response.js'
-import { encodeCompositeSyncRequest } from '../api/wire/encode-request.js'
-import { encodeRelativeObjectMap, encodeUniformObjectMap } from '../api/wire/object-map.js'
+import { hookCodec } from '../api/wire/codecs.js'
 import type { Logger } from '../runtime/logger.js'
 import type { CompositeHooks, HookFunction } from './composite-kind.js'
 import { postWebhook } from './post-webhook.js'
@@ -22,20 +20,24 @@ function compositeWebhook(
   hook: HookSpec,
   webhook: WebhookSpec,
   name: HookName,
-  log: Logger | undefined
+  log: Logger | undefined,
+  agents: Agent[]
 ): HookFunction<CompositeSyncRequest, CompositeSyncResponse> {
   // One pooled agent per hook, as upstream keeps one HTTP client per hook per controller.
   const agent = new Agent({ keepAliveTimeout: 30_000 })
-  const encodeObjectMap = hook.version === 'v2' ? encodeUniformObjectMap : encodeRelativeObjectMap
-  const mode = webhook.decodeMode ?? (hook.version === 'v2' ? 'strict' : 'loose')
+  agents.push(agent)
+  const codec = hookCodec(hook.version)
   return async (request, signal) => {
-    const body = encodeCompositeSyncRequest(request, encodeObjectMap)
+    const body = codec.encodeCompositeSync(request)
     const text = await postWebhook(webhook.url, body, {
       timeoutMs: webhook.timeoutMs,
       signal,
       dispatcher: agent,
     })
-    const decoded = decodeCompositeSyncResponse(text, { version: hook.version, hook: name, mode })
+    const decoded = codec.decodeCompositeSync(text, {
+      hook: name === 'finalize' ? 'finalize' : 'sync',
+      mode: webhook.decodeMode,
+    })
     if (decoded.warnings.length > 0)
       log?.debug('hook response warnings', {
         hook: name,
@@ -48,15 +50,21 @@ function compositeWebhook(
 
 /** Builds the hook functions of a CompositeController's enabled webhooks. */
 export function webhookCompositeHooks(spec: CompositeControllerSpec, log?: Logger): CompositeHooks {
+  const agents: Agent[] = []
   const build = (
     hook: HookSpec | undefined,
     name: HookName
   ): HookFunction<CompositeSyncRequest, CompositeSyncResponse> | undefined =>
-    hook?.webhook === undefined ? undefined : compositeWebhook(hook, hook.webhook, name, log)
+    hook?.webhook === undefined
+      ? undefined
+      : compositeWebhook(hook, hook.webhook, name, log, agents)
   const sync = build(spec.hooks.sync, 'sync')
   const finalize = build(spec.hooks.finalize, 'finalize')
   return {
     ...(sync === undefined ? {} : { sync }),
     ...(finalize === undefined ? {} : { finalize }),
+    close: async () => {
+      await Promise.all(agents.map((agent) => agent.close()))
+    },
   }
 }

@@ -140,10 +140,10 @@ export class KubeTransport {
     const connect: buildConnector.BuildOptions = {
       rejectUnauthorized: this.config.insecureSkipTlsVerify !== true,
     }
-    if (this.config.caPem !== undefined) connect['ca'] = this.config.caPem
-    if (cert !== undefined) connect['cert'] = cert
-    if (key !== undefined) connect['key'] = key
-    if (this.config.tlsServerName !== undefined) connect['servername'] = this.config.tlsServerName
+    if (this.config.caPem !== undefined) connect.ca = this.config.caPem
+    if (cert !== undefined) connect.cert = cert
+    if (key !== undefined) connect.key = key
+    if (this.config.tlsServerName !== undefined) connect.servername = this.config.tlsServerName
     // Count sockets where they are made. NOTE: undici can open a second socket when a request is
     // dispatched in the same tick as the previous response ends, before the first socket is
     // marked free; so N requests in flight settle on up to 2N pooled sockets, never more.

@@ -66,7 +66,7 @@ async function startHookProcess(
   args: string[]
 ): Promise<{ url: string; proc: ChildProcess }> {
   const proc = spawn(command, [...args, '0'], { stdio: ['ignore', 'pipe', 'inherit'] })
-  const lines = createInterface({ input: proc.stdout ?? process.stdin })
+  const lines = createInterface({ input: proc.stdout })
   for await (const line of lines) {
     const match = /^listening (\d+)$/.exec(line)
     if (match !== null) return { url: `http://127.0.0.1:${match[1] ?? ''}/sync`, proc }
@@ -134,7 +134,7 @@ describe('composite controller behaviour', () => {
     const ns = await fx.namespace()
     const hook = await fx.hook((body) => {
       const { parent } = body as SyncRequest
-      const version = String(parent.spec?.['version'] ?? '1')
+      const version = typeof parent.spec?.['version'] === 'string' ? parent.spec['version'] : '1'
       return {
         children: [
           child('recreated', { version }, { app: 'up' }),

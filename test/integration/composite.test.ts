@@ -78,10 +78,11 @@ describe('composite controller (upstream composite/ scenarios)', () => {
     await fx.client.create(parentCrd.ref, parentObject('p1', ns))
     const child = await fx.waitForObject(childCrd.ref, 'p1', ns)
     assert.equal(child.metadata.labels?.['app'], 'p1')
-    const owner = child.metadata.ownerReferences?.[0]
-    assert.equal(owner?.kind, 'CompParent')
-    assert.equal(owner?.controller, true)
-    assert.equal(owner?.blockOwnerDeletion, true)
+    const [owner] = child.metadata.ownerReferences ?? []
+    assert.ok(owner)
+    assert.equal(owner.kind, 'CompParent')
+    assert.equal(owner.controller, true)
+    assert.equal(owner.blockOwnerDeletion, true)
     const request = hook.requests[0] as SyncRequest
     assert.deepEqual(Object.keys(request.children), ['CompChild.test.metacontroller-ts.dev/v1'])
     assert.equal(request.finalizing, false)
@@ -232,8 +233,7 @@ describe('composite controller (upstream composite/ scenarios)', () => {
     )
     await waitFor(async () => {
       const cc = await fx.client.get(CCS, ccName)
-      return ((cc['spec'] as { hooks: { sync: { version: string } } }).hooks.sync.version ===
-        'v2') as boolean | undefined
+      return (cc['spec'] as { hooks: { sync: { version: string } } }).hooks.sync.version === 'v2'
     })
     const child = await fx.waitForObject(childCrd.ref, 'v2', ns)
     assert.equal(child.metadata.labels?.['app'], 'v2')
