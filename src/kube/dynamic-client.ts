@@ -126,12 +126,19 @@ export class DynamicClient {
     })
   }
 
-  /** Reads one page of a list. */
-  listPage<T extends KubeObject = KubeObject>(
+  /**
+   * Reads one page of a list.
+   *
+   * @remarks
+   * The API server leaves `apiVersion` and `kind` out of list items; they are filled in from the
+   * list (`ConfigMapList` → `ConfigMap`), as client-go's dynamic client does, so that a listed
+   * object looks the same as a watched or fetched one.
+   */
+  async listPage<T extends KubeObject = KubeObject>(
     ref: ResourceRef,
     options: ListPageOptions = {}
   ): Promise<KubeList<T>> {
-    return this.transport.requestJson<KubeList<T>>({
+    const list = await this.transport.requestJson<KubeList<T>>({
       method: 'GET',
       path: resourcePath(ref, options.namespace),
       query: {
@@ -143,6 +150,13 @@ export class DynamicClient {
       },
       ...callFields(options),
     })
+    const kind = list.kind.endsWith('List') ? list.kind.slice(0, -4) : list.kind
+    for (const item of list.items) {
+      const raw = item as { kind?: unknown; apiVersion?: unknown }
+      if (typeof raw.kind !== 'string') item.kind = kind
+      if (typeof raw.apiVersion !== 'string') item.apiVersion = list.apiVersion
+    }
+    return list
   }
 
   /** Lists every object, following `continue` tokens page by page (500 per page). */

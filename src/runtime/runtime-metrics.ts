@@ -165,6 +165,18 @@ export class RuntimeMetrics {
     }
   }
 
+  /** Sums the API requests made so far: all of them, and the writes (everything but GET). */
+  async requestTotals(): Promise<{ total: number; writes: number }> {
+    const { values } = await this.#requests.get()
+    let total = 0
+    let writes = 0
+    for (const { value, labels } of values) {
+      total += value
+      if (labels.method !== 'GET') writes += value
+    }
+    return { total, writes }
+  }
+
   /** Renders every metric in the Prometheus text format. */
   render(): Promise<string> {
     return this.registry.metrics()

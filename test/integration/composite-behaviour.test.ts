@@ -8,6 +8,7 @@ import { createInterface } from 'node:readline'
 import { after, before, describe, it } from 'node:test'
 import type { KubeObject } from '../../src/core/kube-object.js'
 import type { CompositeSyncRequest, CompositeSyncResponse } from '../../src/api/hook-model.js'
+import { Engine } from '../../src/engine/engine.js'
 import { waitFor } from '../../src/testing/index.js'
 import { EngineFixture, testCrd } from '../support/engine-fixture.js'
 
@@ -409,6 +410,69 @@ describe('composite controller behaviour', () => {
       (o) => (o['status'] as { observed?: number } | undefined)?.observed === 1
     )
     assert.ok(seen.length >= 1)
+  })
+
+  it('writes nothing when a fresh engine resyncs converged parents (a restart)', async () => {
+    const ns = await fx.namespace()
+    const definition = {
+      name: `restart-${ns}`,
+      spec: {
+        generateSelector: true,
+        parentResource: {
+          apiVersion: parentCrd.apiVersion,
+          resource: 'behparents',
+          labelSelector: { matchLabels: { [TEST_LABEL]: ns } },
+        },
+        childResources: [
+          { apiVersion: 'v1', resource: 'configmaps', updateStrategy: { method: 'InPlace' } },
+        ],
+        hooks: { sync: {} },
+      },
+      hooks: {
+        sync: (request: CompositeSyncRequest): Promise<CompositeSyncResponse> =>
+          Promise.resolve({
+            status: { ready: true },
+            children: [
+              {
+                apiVersion: 'v1',
+                kind: 'ConfigMap',
+                metadata: { name: `${request.parent.metadata.name ?? ''}-cm` },
+                data: { a: '1' },
+              },
+            ],
+            resyncAfterMs: 0,
+            finalized: false,
+          }),
+      },
+    }
+    const first = new Engine(fx.plane.config, { watchCompositeControllers: false })
+    await first.start()
+    await first.addCompositeController(definition)
+    await fx.client.create(parentCrd.ref, parentObject('restart', ns))
+    await fx.waitForObject(
+      parentCrd.ref,
+      'restart',
+      ns,
+      (o) => (o['status'] as { ready?: boolean } | undefined)?.ready === true
+    )
+    await first.stop()
+    const second = new Engine(fx.plane.config, { watchCompositeControllers: false })
+    await second.start()
+    let synced = false
+    await second.addCompositeController({
+      ...definition,
+      hooks: {
+        sync: (request) => {
+          synced = true
+          return definition.hooks.sync(request)
+        },
+      },
+    })
+    await waitFor(() => synced)
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    const { writes } = await second.metrics.requestTotals()
+    await second.stop()
+    assert.equal(writes, 0)
   })
 
   for (const [language, command, script] of [

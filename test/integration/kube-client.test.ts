@@ -121,6 +121,8 @@ describe('kube client against the API server', () => {
     const first = await plane.client.listPage(CONFIGMAPS, { namespace, limit: 5 })
     assert.equal(first.items.length, 5)
     assert.ok(first.metadata.continue)
+    // The server omits kind and apiVersion in list items; the client fills them in.
+    assert.ok(first.items.every((cm) => cm.kind === 'ConfigMap' && cm.apiVersion === 'v1'))
     const all = await plane.client.list(CONFIGMAPS, { namespace, pageSize: 5 })
     const names = all.items.map((cm) => cm.metadata.name).filter((n) => n?.startsWith('page-'))
     assert.equal(names.length, 12)
