@@ -11,6 +11,7 @@ export default tseslint.config(
       'bin/**',
       'scripts/**/*.mjs',
       'test/fixtures/**',
+      '.tmp/**',
       'eslint.config.mjs',
     ],
   },
