@@ -1,0 +1,28 @@
+/**
+ * The Metacontroller-compatible engine: serve CompositeController objects from the cluster, or
+ * controllers defined in TypeScript with in-process hooks.
+ *
+ * @example
+ * ```ts
+ * import { Engine } from 'metacontroller-ts/engine'
+ *
+ * const engine = await Engine.connect()
+ * await engine.start()
+ * // ... engine.addCompositeController({ name, spec, hooks: { sync } })
+ * await engine.stop()
+ * ```
+ *
+ * @module
+ */
+export { Engine } from './engine.js'
+export type { EngineOptions, InProcessCompositeController } from './engine.js'
+export type { CompositeHooks, HookFunction } from './composite-kind.js'
+export { compositeFinalizer, CONTROLLER_UID_LABEL } from './composite-kind.js'
+export { applyUpdate, setLastApplied, LAST_APPLIED_ANNOTATION } from './dynamic-apply.js'
+export type {
+  CompositeSyncRequest,
+  CompositeSyncResponse,
+  CustomizeRequest,
+  CustomizeResponse,
+  ObjectsByType,
+} from '../api/hook-model.js'

@@ -1,0 +1,18 @@
+/**
+ * The generic controller runtime: informers, shared informers, the work queue and the
+ * controller loop. Nothing here knows about Metacontroller.
+ *
+ * @module
+ */
+export { Informer, stripManagedFields } from './informer.js'
+export type { InformerHandlers, InformerOptions } from './informer.js'
+export { dynamicListWatcher } from './list-watcher.js'
+export type { ListWatcher, ListWatchScope } from './list-watcher.js'
+export { SharedInformers } from './shared-informers.js'
+export { WorkQueue } from './work-queue.js'
+export { ControllerLoop, Action, outcomeOf } from './controller-loop.js'
+export type { Reconcile, ReconcileContext, Outcome } from './controller-loop.js'
+export { NotSyncedError, RetryAfterError, TerminalError } from './reconcile-errors.js'
+export { RuntimeMetrics } from './runtime-metrics.js'
+export { createLogger } from './logger.js'
+export type { Logger, LogLevel, LogFormat } from './logger.js'
