@@ -77,7 +77,9 @@ describe('metactl run', () => {
     )
     const lines: Record<string, unknown>[] = []
     const exited = new Promise<number | null>((resolve) =>
-      proc.once('exit', (code) => resolve(code))
+      proc.once('exit', (code) => {
+        resolve(code)
+      })
     )
     const reader = createInterface({ input: proc.stderr })
     reader.on('line', (line) => {

@@ -12,6 +12,7 @@ const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { exports: Recor
 describe('package exports', () => {
   it('resolves every subpath export from the built files', async () => {
     const expected: Record<string, string[]> = {
+      '.': ['defineCompositeHook', 'serveHooks', 'inProcessHooks', 'callCompositeHook'],
       './engine': ['Engine', 'applyUpdate'],
       './runtime': ['Informer', 'WorkQueue', 'ControllerLoop', 'SharedInformers'],
       './kube': ['KubeTransport', 'DynamicClient', 'Discovery', 'loadClusterConfig'],

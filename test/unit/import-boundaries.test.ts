@@ -13,7 +13,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   runtime: ['core', 'kube'],
   engine: ['core', 'api', 'kube', 'runtime'],
   sdk: ['core', 'api'],
-  testing: ['core', 'api', 'kube', 'runtime'],
+  testing: ['core', 'api', 'kube', 'runtime', 'sdk'],
   cli: ['core', 'api', 'kube', 'runtime', 'engine', 'sdk', 'testing'],
 }
 

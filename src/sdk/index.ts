@@ -1,0 +1,41 @@
+/**
+ * The hook SDK: write Metacontroller hooks in TypeScript with typed parents, children and status;
+ * serve them as webhooks, or run them in-process in the engine.
+ *
+ * @example
+ * ```ts
+ * import { defineCompositeHook, kubeObject, serveHooks } from 'metacontroller-ts'
+ *
+ * const sync = defineCompositeHook(({ parent }) => ({
+ *   status: { ok: true },
+ *   children: [kubeObject('v1', 'ConfigMap', { name: parent.metadata.name ?? '' }, { data: {} })],
+ * }))
+ * await serveHooks({ '/sync': sync }, { port: 8080 })
+ * ```
+ *
+ * @module
+ */
+export { defineCompositeHook, defineCustomizeHook, defineDecoratorHook } from './hook-types.js'
+export type {
+  CompositeHook,
+  CompositeRequest,
+  CompositeResponse,
+  CustomizeHook,
+  CustomizeHookRequest,
+  CustomizeHookResponse,
+  DecoratorHook,
+  DecoratorRequest,
+  DecoratorResponse,
+  Hook,
+  ObjectMap,
+} from './hook-types.js'
+export { countObserved, kubeObject, listObserved, typeKey } from './object-helpers.js'
+export type { ChildMetadata } from './object-helpers.js'
+export { serveHooks } from './serve-hooks.js'
+export type { HookServer, ServeHooksOptions } from './serve-hooks.js'
+export { inProcessHooks } from './in-process.js'
+export type { EngineCompositeHooks } from './in-process.js'
+export { callCompositeHook } from './call-hook.js'
+export type { CheckedCompositeResponse, CompositeFixture } from './call-hook.js'
+export type { KubeObject, ObjectMeta, OwnerReference } from '../core/kube-object.js'
+export type { RelatedResourceRule } from '../api/hook-model.js'

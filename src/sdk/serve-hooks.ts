@@ -1,0 +1,156 @@
+/**
+ * Serves hooks as webhooks on `node:http`, for any Metacontroller-compatible engine.
+ *
+ * @module
+ */
+import { createServer } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import type { Hook } from './hook-types.js'
+
+/** Options of {@link serveHooks}. */
+export interface ServeHooksOptions {
+  /** Port to listen on; 0 picks a free one (8080). */
+  readonly port?: number
+  /** Address to listen on (`127.0.0.1`; use `0.0.0.0` in a container). */
+  readonly host?: string
+  /** Largest request body accepted, in bytes (4 MiB); larger requests get 413. */
+  readonly bodyLimitBytes?: number
+  /** Receives one line per failed request (stderr as JSON by default). */
+  readonly log?: (entry: {
+    level: 'error' | 'info'
+    msg: string
+    path?: string
+    error?: string
+  }) => void
+}
+
+/** A running hook server. */
+export interface HookServer {
+  /** Base URL, e.g. `http://127.0.0.1:8080`. */
+  readonly url: string
+  readonly port: number
+  /** Stops accepting requests, lets in-flight ones finish, and closes idle connections. */
+  close(): Promise<void>
+}
+
+class HttpError extends Error {
+  override readonly name = 'HttpError'
+  readonly status: number
+  constructor(status: number, message: string) {
+    super(message)
+    this.status = status
+  }
+}
+
+function readBody(req: IncomingMessage, limit: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length
+      if (size > limit) {
+        // Drain the rest instead of cutting the socket, so the client can read the 413.
+        req.removeAllListeners('data')
+        req.resume()
+        reject(new HttpError(413, `request body over ${limit} bytes`))
+        return
+      }
+      chunks.push(chunk)
+    })
+    req.on('end', () => {
+      resolve(Buffer.concat(chunks).toString('utf8'))
+    })
+    req.on('error', reject)
+  })
+}
+
+function send(res: ServerResponse, status: number, body: string, type = 'application/json'): void {
+  res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body) })
+  res.end(body)
+}
+
+/**
+ * Serves each hook at its path (POST, `application/json`), plus `GET /healthz`.
+ *
+ * @remarks
+ * A hook that throws answers 500 with the error's message (the engine records it in a Warning
+ * event on the parent) and logs a line. Bodies that are not JSON get 400, wrong content types
+ * 415, other methods 405.
+ *
+ * @example
+ * ```ts
+ * const server = await serveHooks({ '/sync': sync }, { port: 8080, host: '0.0.0.0' })
+ * process.once('SIGTERM', () => void server.close())
+ * ```
+ */
+export async function serveHooks(
+  routes: Readonly<Record<string, Hook<never, unknown>>>,
+  options: ServeHooksOptions = {}
+): Promise<HookServer> {
+  const limit = options.bodyLimitBytes ?? 4 * 1024 * 1024
+  const log =
+    options.log ??
+    ((entry): void => {
+      process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), ...entry })}\n`)
+    })
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const path = (req.url ?? '/').split('?')[0] ?? '/'
+    if (path === '/healthz') {
+      send(res, 200, 'ok', 'text/plain')
+      return
+    }
+    const hook = routes[path] as Hook<unknown, unknown> | undefined
+    if (hook === undefined) throw new HttpError(404, `no hook at ${path}`)
+    if (req.method !== 'POST')
+      throw new HttpError(405, `${req.method ?? ''} not allowed; hooks take POST`)
+    const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim()
+    if (type !== 'application/json')
+      throw new HttpError(415, `content type must be application/json, not "${type ?? ''}"`)
+    const text = await readBody(req, limit)
+    let request: unknown
+    try {
+      request = JSON.parse(text)
+    } catch {
+      throw new HttpError(400, 'request body is not JSON')
+    }
+    let response: unknown
+    try {
+      response = await hook(request)
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error)
+      log({ level: 'error', msg: 'hook failed', path, error: message })
+      throw new HttpError(500, `hook ${path} failed: ${message}`)
+    }
+    send(res, 200, JSON.stringify(response ?? {}))
+  }
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      const status = error instanceof HttpError ? error.status : 500
+      const message = error instanceof Error ? error.message : String(error)
+      if (!(error instanceof HttpError))
+        log({ level: 'error', msg: 'request failed', error: message })
+      if (!res.headersSent) send(res, status, JSON.stringify({ error: message }))
+    })
+  })
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(options.port ?? 8080, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+  const { port, address } = server.address() as AddressInfo
+  const host = address.includes(':') ? `[${address}]` : address
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => {
+          resolve()
+        })
+        server.closeIdleConnections()
+      }),
+  }
+}
