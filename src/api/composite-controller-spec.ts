@@ -294,8 +294,7 @@ export function parseCompositeControllerSpec(spec: unknown): CompositeController
       customize: parseHook(hooks['customize'], 'spec.hooks.customize'),
     },
     // Upstream clamps the period to at least one second.
-    resyncPeriodMs:
-      typeof resync === 'number' && resync > 0 ? Math.max(resync, 1) * 1000 : undefined,
+    resyncPeriodMs: typeof resync === 'number' ? Math.max(resync, 1) * 1000 : undefined,
     generateSelector: optionalBoolean(root, 'generateSelector', 'spec'),
   }
 }

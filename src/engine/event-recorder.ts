@@ -71,6 +71,11 @@ export class EventRecorder implements EventSink {
     if (bucket === undefined) {
       bucket = new TokenBucket({ qps: this.#qps, burst: this.#burst, clock: this.#clock })
       this.#buckets.set(uid, bucket)
+      // Bounded like client-go's correlator cache, so short-lived objects cannot grow it forever.
+      if (this.#buckets.size > 4096) {
+        const oldest = this.#buckets.keys().next().value
+        if (oldest !== undefined) this.#buckets.delete(oldest)
+      }
     }
     if (!bucket.tryTake()) {
       this.#log.debug('event dropped by the spam filter', { reason, message })
@@ -93,7 +98,8 @@ export class EventRecorder implements EventSink {
     message: string
   ): Promise<void> {
     // Events about cluster-scoped objects go to `default`, as client-go puts them.
-    const namespace = object.metadata.namespace ?? 'default'
+    const ns = object.metadata.namespace
+    const namespace = ns === undefined || ns === '' ? 'default' : ns
     const now = new Date(this.#clock.now()).toISOString()
     const key = `${uid}\u0000${type}\u0000${reason}\u0000${message}`
     const aggregate = this.#aggregates.get(key)

@@ -19,6 +19,8 @@ export function parseHookRetryAfterMs(header: string | undefined, nowMs: number)
   if (header === undefined) return 0
   const text = header.trim()
   if (/^\d+$/.test(text)) return Number(text) * 1000
+  // Only RFC 1123 dates, as upstream (`time.RFC1123`); Date.parse alone accepts far more.
+  if (!/^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} [A-Z]{3}$/.test(text)) return 0
   const date = Date.parse(text)
   if (Number.isNaN(date)) return 0
   return Math.max(0, Math.ceil((date - nowMs) / 1000)) * 1000

@@ -173,6 +173,10 @@ export class ControllerLoop {
         throw new Error(`unhandled outcome ${JSON.stringify(unreachable)}`)
       }
     }
-    this.#options.observer?.onOutcome?.(key, outcome, Date.now() - started)
+    try {
+      this.#options.observer?.onOutcome?.(key, outcome, Date.now() - started)
+    } catch {
+      // Observers are for logs and metrics; one that throws must not stop a worker.
+    }
   }
 }

@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { parseHookRetryAfterMs } from './post-webhook.js'
+
+/** A fixed "now": Tue, 14 Nov 2023 22:13:20 GMT. */
+const NOW = Date.UTC(2023, 10, 14, 22, 13, 20)
+
+describe('parseHookRetryAfterMs', () => {
+  it('reads integer seconds as milliseconds', () => {
+    assert.equal(parseHookRetryAfterMs('0', NOW), 0)
+    assert.equal(parseHookRetryAfterMs('1', NOW), 1000)
+    assert.equal(parseHookRetryAfterMs('120', NOW), 120_000)
+  })
+
+  it('ignores surrounding whitespace', () => {
+    assert.equal(parseHookRetryAfterMs(' 30 ', NOW), 30_000)
+  })
+
+  it('reads an HTTP date in the future as the whole seconds until then', () => {
+    const in90s = new Date(NOW + 90_000).toUTCString()
+    assert.equal(parseHookRetryAfterMs(in90s, NOW), 90_000)
+    assert.equal(parseHookRetryAfterMs('Tue, 14 Nov 2023 22:14:20 GMT', NOW), 60_000)
+  })
+
+  it('rounds a partial second until the date up to a whole second', () => {
+    const date = 'Tue, 14 Nov 2023 22:13:30 GMT'
+    assert.equal(parseHookRetryAfterMs(date, NOW + 1), 10_000, '9.999 s rounds up to 10 s')
+    assert.equal(parseHookRetryAfterMs(date, NOW + 9_001), 1000, '0.999 s rounds up to 1 s')
+    assert.equal(parseHookRetryAfterMs(date, NOW + 8_999), 2000, '1.001 s rounds up to 2 s')
+  })
+
+  it('gives 0 for an HTTP date that is now or in the past', () => {
+    assert.equal(parseHookRetryAfterMs(new Date(NOW).toUTCString(), NOW), 0)
+    assert.equal(parseHookRetryAfterMs('Tue, 14 Nov 2023 22:00:00 GMT', NOW), 0)
+    assert.equal(parseHookRetryAfterMs('Thu, 01 Jan 1970 00:00:00 GMT', NOW), 0)
+  })
+
+  it('gives 0 for garbage', () => {
+    for (const header of [
+      '',
+      '   ',
+      'soon',
+      'ten',
+      '1e3',
+      '0x10',
+      '5 seconds',
+      'Tuesday',
+      '1.5',
+      '-5',
+    ]) {
+      assert.equal(parseHookRetryAfterMs(header, NOW), 0, JSON.stringify(header))
+    }
+  })
+
+  it('gives 0 for text that only the lenient Date.parse reads as a date, as upstream does', () => {
+    for (const header of ['retry 2099', '2099-01-01', 'abc 2099']) {
+      assert.equal(parseHookRetryAfterMs(header, NOW), 0, JSON.stringify(header))
+    }
+  })
+
+  it('gives 0 for an absent header', () => {
+    assert.equal(parseHookRetryAfterMs(undefined, NOW), 0)
+  })
+})
