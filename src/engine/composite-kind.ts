@@ -15,9 +15,13 @@ import { ControllerSpecError } from '../api/controller-spec-error.js'
 import type {
   CompositeSyncRequest,
   CompositeSyncResponse,
+  CustomizeRequest,
+  CustomizeResponse,
   LabelSelectorSpec,
+  ObjectsByType,
 } from '../api/hook-model.js'
 import { gvkKey, uniformKey } from '../api/hook-model.js'
+import type { Discovery } from '../kube/discovery.js'
 import type { DynamicClient } from '../kube/dynamic-client.js'
 import type { ResourceInfo } from '../kube/resource-map.js'
 import { Action } from '../runtime/controller-loop.js'
@@ -25,6 +29,7 @@ import type { ReconcileContext } from '../runtime/controller-loop.js'
 import type { Logger } from '../runtime/logger.js'
 import { objectKey } from '../runtime/object-store.js'
 import { NotSyncedError, RetryAfterError, TerminalError } from '../runtime/reconcile-errors.js'
+import type { SharedInformers } from '../runtime/shared-informers.js'
 import { claimCandidates, claimChildren } from './claim-children.js'
 import { prepareDesiredChildren } from './desired-children.js'
 import type { EventSink } from './event-recorder.js'
@@ -32,6 +37,7 @@ import { updateLive } from './live-update.js'
 import { manageChildren } from './manage-children.js'
 import type { ChildType } from './manage-children.js'
 import type { ControllerCaches, ControllerKind, WatchSource } from './parent-controller.js'
+import { RelatedObjectsManager } from './related-objects-manager.js'
 
 /** Calls one hook: a webhook, or a TypeScript function in-process. */
 export type HookFunction<Request, Response> = (
@@ -43,6 +49,11 @@ export type HookFunction<Request, Response> = (
 export interface CompositeHooks {
   readonly sync?: HookFunction<CompositeSyncRequest, CompositeSyncResponse>
   readonly finalize?: HookFunction<CompositeSyncRequest, CompositeSyncResponse>
+  /**
+   * Names the related objects sent to sync and finalize (spec §2.5); its answer is cached per
+   * parent UID and generation. Its rules follow `spec.hooks.customize.version` (v1 when absent).
+   */
+  readonly customize?: HookFunction<CustomizeRequest, CustomizeResponse>
   /** Releases what the hooks hold (pooled connections) when the controller stops. */
   readonly close?: () => Promise<void>
 }
@@ -66,6 +77,10 @@ export interface CompositeKindOptions {
   /** Whether a finalizer is put on parents (upstream: `hooks.finalize` is present). */
   readonly finalizerEnabled: boolean
   readonly client: DynamicClient
+  /** Where related informers come from (customize only). */
+  readonly informers: Pick<SharedInformers, 'acquire'>
+  /** Resolves the resources related rules name (customize only). */
+  readonly discovery: Pick<Discovery, 'resolveResource'>
   readonly events: EventSink
   readonly log: Logger
 }
@@ -146,6 +161,20 @@ export function compositeKind(options: CompositeKindOptions): ControllerKind {
 
   const parentsOf = (caches: ControllerCaches) => caches.parents[0]?.store
 
+  const customize = options.hooks.customize
+  const related =
+    customize === undefined
+      ? undefined
+      : new RelatedObjectsManager({
+          controller: options.controller,
+          customize,
+          customizeVersion: spec.hooks.customize?.version ?? 'v1',
+          parentNamespaced: parentInfo.ref.namespaced,
+          informers: options.informers,
+          discovery: options.discovery,
+          log,
+        })
+
   const kind: ControllerKind = {
     name: `CompositeController-${options.name}`,
     parentSources,
@@ -204,6 +233,20 @@ export function compositeKind(options: CompositeKindOptions): ControllerKind {
 
     allParentKeys(caches) {
       return (parentsOf(caches)?.list() ?? []).filter(isInScope).map(parentKey)
+    },
+
+    start(runtime) {
+      related?.bind({
+        // Only in-scope parents: upstream wakes every cached parent, whose sync then skips it.
+        list: () => (parentsOf(runtime.caches)?.list() ?? []).filter(isInScope),
+        enqueue: (parent) => {
+          runtime.enqueue([parentKey(parent)])
+        },
+      })
+    },
+
+    async stop() {
+      await related?.stop()
     },
 
     async sync(key, context, caches) {
@@ -303,6 +346,10 @@ export function compositeKind(options: CompositeKindOptions): ControllerKind {
       )
     }
 
+    // Step 6: related objects, before either hook, so finalize sees them too (as upstream).
+    const relatedObjects: ObjectsByType =
+      related === undefined ? new Map() : await related.relatedObjects(parent, signal)
+
     const deleting = isDeleting(parent)
     const finalizing =
       options.hooks.finalize !== undefined && (deleting || !matchesParentScope(parent))
@@ -312,7 +359,7 @@ export function compositeKind(options: CompositeKindOptions): ControllerKind {
       controller: options.controller,
       parent,
       children: observed,
-      related: new Map(),
+      related: relatedObjects,
       finalizing,
     }
     const started = Date.now()

@@ -32,6 +32,14 @@ export interface ControllerCaches {
   readonly children: readonly Informer[]
 }
 
+/** What a kind is given when its controller starts. */
+export interface ControllerKindRuntime {
+  /** Enqueues parent keys, e.g. for events of informers the kind acquires itself. */
+  enqueue(keys: readonly string[]): void
+  /** The caches every sync of this run receives. */
+  readonly caches: ControllerCaches
+}
+
 /** The per-kind strategy of a hosted controller. */
 export interface ControllerKind {
   /** Queue and log name, e.g. `CompositeController-podservice-controller`. */
@@ -53,6 +61,10 @@ export interface ControllerKind {
   allParentKeys(caches: ControllerCaches): string[]
   /** Syncs one parent. */
   sync(key: string, context: ReconcileContext, caches: ControllerCaches): Promise<Action>
+  /** Starts what the kind runs besides the loop; called once the caches exist, before syncs. */
+  start?(runtime: ControllerKindRuntime): void
+  /** Releases what {@link ControllerKind.start} acquired; called after the last sync ended. */
+  stop?(): Promise<void>
 }
 
 /** Options of {@link ParentController}. */
@@ -73,6 +85,7 @@ export class ParentController {
   #unsubscribe: (() => void)[] = []
   #resyncTimer: NodeJS.Timeout | undefined
   #caches: ControllerCaches = { parents: [], children: [] }
+  #kindStarted = false
 
   constructor(options: ParentControllerOptions) {
     this.#options = options
@@ -109,6 +122,8 @@ export class ParentController {
     const enqueue = (keys: readonly string[]): void => {
       for (const key of keys) this.#queue.add(key)
     }
+    this.#kindStarted = true
+    kind.start?.({ enqueue, caches: this.#caches })
     for (const lease of parents) {
       const handlers: InformerHandlers = {
         onAdd: (o) => {
@@ -167,6 +182,10 @@ export class ParentController {
     for (const unsubscribe of this.#unsubscribe) unsubscribe()
     this.#unsubscribe = []
     await this.#loop.stop()
+    if (this.#kindStarted) {
+      this.#kindStarted = false
+      await this.#options.kind.stop?.()
+    }
     const leases = this.#leases
     this.#leases = undefined
     if (leases !== undefined) {

@@ -45,6 +45,8 @@ export async function startCompositeController(
     hooks: definition.hooks,
     finalizerEnabled: definition.finalizerEnabled,
     client: context.client,
+    informers: context.informers,
+    discovery: context.discovery,
     events: context.events,
     log,
   })

@@ -10,34 +10,42 @@ import type {
   HookSpec,
   WebhookSpec,
 } from '../api/composite-controller-spec.js'
-import type { CompositeSyncRequest, CompositeSyncResponse, HookName } from '../api/hook-model.js'
+import type {
+  CompositeSyncRequest,
+  CompositeSyncResponse,
+  CustomizeRequest,
+  CustomizeResponse,
+  HookName,
+} from '../api/hook-model.js'
+import type { DecodedResponse } from '../api/wire/decode-response.js'
 import { hookCodec } from '../api/wire/codecs.js'
 import type { Logger } from '../runtime/logger.js'
 import type { CompositeHooks, HookFunction } from './composite-kind.js'
 import { postWebhook } from './post-webhook.js'
 
-function compositeWebhook(
-  hook: HookSpec,
+/** How one hook's requests and responses go over the wire. */
+interface WireHook<Request, Response> {
+  encode(request: Request): unknown
+  decode(body: string, webhook: WebhookSpec): DecodedResponse<Response>
+}
+
+function webhookFunction<Request, Response>(
   webhook: WebhookSpec,
   name: HookName,
+  wire: WireHook<Request, Response>,
   log: Logger | undefined,
   agents: Agent[]
-): HookFunction<CompositeSyncRequest, CompositeSyncResponse> {
+): HookFunction<Request, Response> {
   // One pooled agent per hook, as upstream keeps one HTTP client per hook per controller.
   const agent = new Agent({ keepAliveTimeout: 30_000 })
   agents.push(agent)
-  const codec = hookCodec(hook.version)
   return async (request, signal) => {
-    const body = codec.encodeCompositeSync(request)
-    const text = await postWebhook(webhook.url, body, {
+    const text = await postWebhook(webhook.url, wire.encode(request), {
       timeoutMs: webhook.timeoutMs,
       signal,
       dispatcher: agent,
     })
-    const decoded = codec.decodeCompositeSync(text, {
-      hook: name === 'finalize' ? 'finalize' : 'sync',
-      mode: webhook.decodeMode,
-    })
+    const decoded = wire.decode(text, webhook)
     if (decoded.warnings.length > 0)
       log?.debug('hook response warnings', {
         hook: name,
@@ -48,21 +56,44 @@ function compositeWebhook(
   }
 }
 
+function compositeWire(
+  hook: HookSpec,
+  name: 'sync' | 'finalize'
+): WireHook<CompositeSyncRequest, CompositeSyncResponse> {
+  const codec = hookCodec(hook.version)
+  return {
+    encode: (request) => codec.encodeCompositeSync(request),
+    decode: (body, webhook) =>
+      codec.decodeCompositeSync(body, { hook: name, mode: webhook.decodeMode }),
+  }
+}
+
+function customizeWire(hook: HookSpec): WireHook<CustomizeRequest, CustomizeResponse> {
+  const codec = hookCodec(hook.version)
+  return {
+    encode: (request) => codec.encodeCustomize(request),
+    decode: (body, webhook) => codec.decodeCustomize(body, { mode: webhook.decodeMode }),
+  }
+}
+
 /** Builds the hook functions of a CompositeController's enabled webhooks. */
 export function webhookCompositeHooks(spec: CompositeControllerSpec, log?: Logger): CompositeHooks {
   const agents: Agent[] = []
-  const build = (
+  const build = <Request, Response>(
     hook: HookSpec | undefined,
-    name: HookName
-  ): HookFunction<CompositeSyncRequest, CompositeSyncResponse> | undefined =>
+    name: HookName,
+    wire: (hook: HookSpec) => WireHook<Request, Response>
+  ): HookFunction<Request, Response> | undefined =>
     hook?.webhook === undefined
       ? undefined
-      : compositeWebhook(hook, hook.webhook, name, log, agents)
-  const sync = build(spec.hooks.sync, 'sync')
-  const finalize = build(spec.hooks.finalize, 'finalize')
+      : webhookFunction(hook.webhook, name, wire(hook), log, agents)
+  const sync = build(spec.hooks.sync, 'sync', (hook) => compositeWire(hook, 'sync'))
+  const finalize = build(spec.hooks.finalize, 'finalize', (hook) => compositeWire(hook, 'finalize'))
+  const customize = build(spec.hooks.customize, 'customize', customizeWire)
   return {
     ...(sync === undefined ? {} : { sync }),
     ...(finalize === undefined ? {} : { finalize }),
+    ...(customize === undefined ? {} : { customize }),
     close: async () => {
       await Promise.all(agents.map((agent) => agent.close()))
     },

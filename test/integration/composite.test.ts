@@ -3,20 +3,42 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { KubeObject } from '../../src/core/kube-object.js'
+import type {
+  CompositeSyncResponse,
+  CustomizeRequest,
+  CustomizeResponse,
+} from '../../src/api/hook-model.js'
 import type { ResourceRef } from '../../src/kube/dynamic-client.js'
 import { waitFor } from '../../src/testing/index.js'
-import { CCS, EngineFixture, testCrd } from '../support/engine-fixture.js'
+import { CCS, EngineFixture, NAMESPACES, testCrd } from '../support/engine-fixture.js'
 
 const TEST_LABEL = 'metactl-test'
 const parentCrd = testCrd('CompParent')
 const childCrd = testCrd('CompChild')
 const noStatusCrd = testCrd('CompNoStatus', { status: false })
 const JOBS: ResourceRef = { group: 'batch', version: 'v1', resource: 'jobs', namespaced: true }
+const CONFIGMAPS: ResourceRef = {
+  group: '',
+  version: 'v1',
+  resource: 'configmaps',
+  namespaced: true,
+}
+const RELATED_NAME = 'related-config-map'
 
 interface SyncRequest {
   parent: KubeObject & { spec?: Record<string, unknown>; status?: Record<string, unknown> }
   children: Record<string, Record<string, KubeObject>>
+  related: Record<string, Record<string, KubeObject>>
   finalizing: boolean
+}
+
+function relatedConfigMap(namespace: string, value: string): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: RELATED_NAME, namespace },
+    data: { value },
+  }
 }
 
 function parentObject(
@@ -249,6 +271,210 @@ describe('composite controller (upstream composite/ scenarios)', () => {
           (r as SyncRequest).children['CompChild.test.metacontroller-ts.dev/v1'] ?? {}
         ).includes(`${ns}/v2`)
       )
+    )
+  })
+})
+
+describe('composite controller with a customize hook (upstream TestCustomizeWebhook*)', () => {
+  let fx: EngineFixture
+
+  before(async () => {
+    fx = await EngineFixture.start()
+    await fx.crds(parentCrd.crd, childCrd.crd)
+  })
+
+  after(async () => {
+    await fx.stop()
+  })
+
+  /**
+   * Serves upstream's customize scenario: customize names one ConfigMap of the parent's
+   * namespace; the sync hook finds it in `related` (under the key its version uses) and creates
+   * `<parent>-related-config-map`, copying the ConfigMap's data.
+   */
+  async function customizeScenario(
+    version: 'v1' | 'v2',
+    options: { updateInPlace?: boolean } = {}
+  ): Promise<{
+    ns: string
+    customize: { requests: unknown[] }
+    sync: { requests: unknown[] }
+  }> {
+    const ns = await fx.namespace()
+    await fx.client.create(CONFIGMAPS, relatedConfigMap(ns, 'one'))
+    const customize = await fx.hook(() => ({
+      relatedResources: [
+        { apiVersion: 'v1', resource: 'configmaps', namespace: ns, names: [RELATED_NAME] },
+      ],
+    }))
+    // v1 keys related objects by name (same namespace as the parent); v2 by namespace/name.
+    const key = version === 'v2' ? `${ns}/${RELATED_NAME}` : RELATED_NAME
+    const sync = await fx.hook((body) => {
+      const { parent, related } = body as SyncRequest
+      const name = parent.metadata.name ?? ''
+      const configMap = related['ConfigMap.v1']?.[key]
+      if (configMap === undefined) return { children: [] }
+      return {
+        children: [
+          { ...childObject(`${name}-${RELATED_NAME}`, { app: name }), data: configMap['data'] },
+        ],
+      }
+    })
+    await fx.compositeController(`customize-${version}-${ns}`, {
+      ...ccSpec(sync.url, ns),
+      childResources: [
+        {
+          apiVersion: childCrd.apiVersion,
+          resource: 'compchilds',
+          ...(options.updateInPlace === true ? { updateStrategy: { method: 'InPlace' } } : {}),
+        },
+      ],
+      hooks: {
+        sync: { version, webhook: { url: sync.url } },
+        customize: { version, webhook: { url: customize.url } },
+      },
+    })
+    await fx.client.create(parentCrd.ref, parentObject('cust', ns))
+    return { ns, customize, sync }
+  }
+
+  it('TestCustomizeWebhook: a v1 sync hook sees the related ConfigMap customize names', async () => {
+    const { ns, customize, sync } = await customizeScenario('v1')
+    const child = await fx.waitForObject(childCrd.ref, `cust-${RELATED_NAME}`, ns)
+    assert.deepEqual(child['data'], { value: 'one' })
+    const asked = customize.requests[0] as Record<string, unknown>
+    assert.deepEqual(Object.keys(asked).sort(), ['controller', 'parent'])
+    const request = sync.requests.find(
+      (r) => (r as SyncRequest).related['ConfigMap.v1']?.[RELATED_NAME] !== undefined
+    ) as SyncRequest
+    assert.deepEqual(Object.keys(request.related), ['ConfigMap.v1'])
+    const sent = request.related['ConfigMap.v1']?.[RELATED_NAME]
+    assert.equal(sent?.kind, 'ConfigMap')
+    assert.equal(sent.apiVersion, 'v1')
+  })
+
+  it('TestCustomizeWebhookV2: a v2 sync hook sees it under namespace/name', async () => {
+    const { ns } = await customizeScenario('v2')
+    const child = await fx.waitForObject(childCrd.ref, `cust-${RELATED_NAME}`, ns)
+    assert.deepEqual(child['data'], { value: 'one' })
+  })
+
+  it('re-syncs the parent when a related object changes, without calling customize again', async () => {
+    const { ns, customize } = await customizeScenario('v2', { updateInPlace: true })
+    await fx.waitForObject(childCrd.ref, `cust-${RELATED_NAME}`, ns)
+    await fx.client.patch(
+      CONFIGMAPS,
+      RELATED_NAME,
+      { data: { value: 'two' } },
+      { namespace: ns, type: 'merge' }
+    )
+    await fx.waitForObject(
+      childCrd.ref,
+      `cust-${RELATED_NAME}`,
+      ns,
+      (o) => (o['data'] as Record<string, unknown> | undefined)?.['value'] === 'two'
+    )
+    // The answer is cached per parent UID and generation: a related change does not re-ask.
+    assert.equal(customize.requests.length, 1)
+  })
+
+  it('passes in-process customize rules to an in-process sync hook (internal uniform keys)', async () => {
+    const ns = await fx.namespace()
+    await fx.client.create(CONFIGMAPS, relatedConfigMap(ns, 'in-process'))
+    const name = `inproc-customize-${ns}`
+    const customized: CustomizeRequest[] = []
+    await fx.engine.addCompositeController({
+      name,
+      spec: { ...ccSpec('', ns), hooks: { sync: {}, customize: {} } },
+      hooks: {
+        customize: (request): Promise<CustomizeResponse> => {
+          customized.push(request)
+          return Promise.resolve({
+            relatedResources: [{ apiVersion: 'v1', resource: 'configmaps', names: [RELATED_NAME] }],
+          })
+        },
+        sync: (request): Promise<CompositeSyncResponse> => {
+          const parentName = request.parent.metadata.name ?? ''
+          const configMap = request.related.get('ConfigMap.v1')?.get(`${ns}/${RELATED_NAME}`)
+          return Promise.resolve({
+            status: null,
+            children:
+              configMap === undefined
+                ? []
+                : [
+                    {
+                      ...childObject(`${parentName}-${RELATED_NAME}`, { app: parentName }),
+                      data: configMap['data'] ?? null,
+                    },
+                  ],
+            resyncAfterMs: 0,
+            finalized: false,
+          })
+        },
+      },
+    })
+    fx.onTeardown(() => fx.engine.removeCompositeController(name))
+    await fx.client.create(parentCrd.ref, parentObject('inproc', ns))
+    const child = await fx.waitForObject(childCrd.ref, `inproc-${RELATED_NAME}`, ns)
+    assert.deepEqual(child['data'], { value: 'in-process' })
+    assert.equal(customized[0]?.parent.metadata.name, 'inproc')
+  })
+
+  it('selects related objects across namespaces by namespaceSelector for a v2 customize hook', async () => {
+    const ns = await fx.namespace()
+    const other = await fx.namespace()
+    await fx.client.patch(
+      NAMESPACES,
+      other,
+      { metadata: { labels: { [TEST_LABEL]: ns } } },
+      { type: 'merge' }
+    )
+    // Labelled, so that other ConfigMaps of a real cluster (kube-root-ca.crt) stay out.
+    const labelled = relatedConfigMap(other, 'elsewhere')
+    await fx.client.create(CONFIGMAPS, {
+      ...labelled,
+      metadata: { ...labelled.metadata, labels: { related: 'yes' } },
+    })
+    const customize = await fx.hook(() => ({
+      relatedResources: [
+        {
+          apiVersion: 'v1',
+          resource: 'configmaps',
+          namespaceSelector: { matchLabels: { [TEST_LABEL]: ns } },
+          labelSelector: { matchLabels: { related: 'yes' } },
+        },
+      ],
+    }))
+    const sync = await fx.hook((body) => {
+      const { parent, related } = body as SyncRequest
+      const name = parent.metadata.name ?? ''
+      const keys = Object.keys(related['ConfigMap.v1'] ?? {}).sort()
+      return {
+        children: [{ ...childObject(name, { app: name }), data: { related: keys.join(',') } }],
+      }
+    })
+    await fx.compositeController(`nssel-${ns}`, {
+      ...ccSpec(sync.url, ns),
+      childResources: [
+        {
+          apiVersion: childCrd.apiVersion,
+          resource: 'compchilds',
+          updateStrategy: { method: 'InPlace' },
+        },
+      ],
+      hooks: {
+        sync: { version: 'v2', webhook: { url: sync.url } },
+        customize: { version: 'v2', webhook: { url: customize.url } },
+      },
+    })
+    await fx.client.create(parentCrd.ref, parentObject('nssel', ns))
+    await fx.waitForObject(
+      childCrd.ref,
+      'nssel',
+      ns,
+      (o) =>
+        (o['data'] as Record<string, unknown> | undefined)?.['related'] ===
+        `${other}/${RELATED_NAME}`
     )
   })
 })

@@ -1,0 +1,43 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { CUSTOMIZE_CACHE_TTL_MS, CustomizeCache } from './customize-cache.js'
+
+function clock(): { now: () => number; advance: (ms: number) => void } {
+  let now = 1_000
+  return {
+    now: () => now,
+    advance: (ms) => {
+      now += ms
+    },
+  }
+}
+
+describe('CustomizeCache', () => {
+  it('keys answers by UID and generation', () => {
+    const cache = new CustomizeCache<string>()
+    cache.set('uid-1', 1, 'a')
+    assert.equal(cache.get('uid-1', 1), 'a')
+    assert.equal(cache.get('uid-1', 2), undefined, 'a new generation asks again')
+    assert.equal(cache.get('uid-2', 1), undefined, 'a recreated parent (new UID) asks again')
+  })
+
+  it('expires an answer 20 minutes after it was set, however often it is read', () => {
+    const time = clock()
+    const cache = new CustomizeCache<string>({ now: time.now })
+    cache.set('u', 1, 'a')
+    time.advance(CUSTOMIZE_CACHE_TTL_MS - 1)
+    assert.equal(cache.get('u', 1), 'a')
+    time.advance(1)
+    assert.equal(cache.get('u', 1), undefined)
+  })
+
+  it('sweeps expired entries on access once the cleanup interval has passed', () => {
+    const time = clock()
+    const cache = new CustomizeCache<string>({ now: time.now, ttlMs: 100, cleanupIntervalMs: 50 })
+    cache.set('old', 1, 'a')
+    time.advance(100)
+    cache.set('new', 1, 'b')
+    assert.equal(cache.size, 1)
+    assert.equal(cache.get('new', 1), 'b')
+  })
+})
