@@ -13,7 +13,6 @@ import {
   relatedSelectionType,
   selectRelatedObjects,
   selectsWholeNamespaces,
-  withTypeMeta,
 } from './related-objects.js'
 import type { RelatedResource, RelatedSelection } from './related-objects.js'
 
@@ -467,23 +466,6 @@ describe('relatedObjectsByType', () => {
       { selection: select(rule({ names: ['b'] }), { version: 'v2' }), store: secrets },
     ])
     assert.deepEqual([...(related.get('Secret.v1')?.keys() ?? [])].sort(), ['ns/a', 'ns/b'])
-  })
-
-  it('fills in the apiVersion and kind that list responses leave out', () => {
-    const bare = { metadata: { name: 'a', namespace: 'ns' } } as unknown as KubeObject
-    const related = relatedObjectsByType([
-      { selection: select(rule(), { version: 'v2' }), store: store(bare) },
-    ])
-    const sent = related.get('Secret.v1')?.get('ns/a')
-    assert.equal(sent?.apiVersion, 'v1')
-    assert.equal(sent.kind, 'Secret')
-  })
-})
-
-describe('withTypeMeta', () => {
-  it('returns the same object when its type is already set', () => {
-    const o = object('a')
-    assert.equal(withTypeMeta(o, 'v1', 'Secret'), o)
   })
 })
 

@@ -213,7 +213,7 @@ function keeps(selection: RelatedSelection, object: KubeObject): boolean {
  *
  * @remarks
  * `namespaces` (a Namespace cache) is needed for `NamespaceSelector` only; without it nothing is
- * selected. Objects are the cached ones, see {@link withTypeMeta} for what a hook is sent.
+ * selected. Objects are the cached ones.
  */
 export function selectRelatedObjects(
   selection: RelatedSelection,
@@ -258,16 +258,6 @@ export function matchesRelatedSelection(
   return keeps(selection, object)
 }
 
-/**
- * Returns the object with the selection's `apiVersion` and `kind`, copying it only when they
- * differ: list responses of built-in resources leave them out of each item, while upstream's
- * unstructured lists fill them in, so hooks always see them.
- */
-export function withTypeMeta(object: KubeObject, apiVersion: string, kind: string): KubeObject {
-  if (object.apiVersion === apiVersion && object.kind === kind) return object
-  return { ...object, apiVersion, kind }
-}
-
 /** One rule's selection and the cache of its resource. */
 export interface SelectedRule {
   readonly selection: RelatedSelection
@@ -292,8 +282,8 @@ export function relatedObjectsByType(
       related.set(type, objects)
     }
     for (const object of selectRelatedObjects(selection, store, namespaces)) {
-      const typed = withTypeMeta(object, selection.apiVersion, selection.kind)
-      objects.set(uniformKey(typed), typed)
+      // Cached objects carry apiVersion and kind: the dynamic client fills them into list items.
+      objects.set(uniformKey(object), object)
     }
   }
   return related
