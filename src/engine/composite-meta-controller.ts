@@ -47,7 +47,8 @@ export class CompositeMetaController {
     this.#queue = new WorkQueue({ name: 'composite-metacontroller' })
     this.#loop = new ControllerLoop({
       queue: this.#queue,
-      workers: 1,
+      // Several workers: one controller whose caches are slow to sync does not hold up the rest.
+      workers: 4,
       reconcile: (name) => this.#reconcile(name),
     })
   }

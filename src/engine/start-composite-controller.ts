@@ -2,6 +2,9 @@ import { checkParentResource, compositeKind } from './composite-kind.js'
 import type { CompositeControllerDefinition, EngineContext } from './engine-context.js'
 import { ParentController } from './parent-controller.js'
 
+/** How long a hosted controller's caches may take to sync before its start fails (2 min). */
+export const CACHE_SYNC_TIMEOUT_MS = 120_000
+
 /** A running hosted controller. */
 export interface HostedController {
   readonly name: string
@@ -58,7 +61,20 @@ export async function startCompositeController(
       ? {}
       : { queueMetrics: context.metrics.workQueue(kind.name) }),
   })
-  await controller.start()
+  // A cache that never syncs (no RBAC to list a child type, an API that went away) must fail
+  // this controller's start, not hold the meta-controller's worker forever.
+  try {
+    await controller.start(AbortSignal.timeout(CACHE_SYNC_TIMEOUT_MS))
+  } catch (error) {
+    if (error instanceof Error && error.name === 'TimeoutError') {
+      throw new Error(
+        `caches of ${kind.name} did not sync within ${CACHE_SYNC_TIMEOUT_MS / 1000} s; ` +
+          'check that the engine may list and watch the parent and child resources',
+        { cause: error }
+      )
+    }
+    throw error
+  }
   return {
     name: definition.name,
     stop: async () => {
