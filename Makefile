@@ -8,10 +8,11 @@ SHELL := bash
 
 NODE_STAMP := node_modules/.package-lock.json
 
-.PHONY: help install controlplane check unit integration e2e build test demo bench clean
+.PHONY: help install controlplane check unit integration e2e build test demo run bench clean
 
 help:
-	@echo "make demo          run the demo on a local control plane (builds it on first use)"
+	@echo "make demo          run the PodService demo on a local control plane (builds it on first use)"
+	@echo "make run           start the control plane, engine and PodService hook, and keep them running"
 	@echo "make test          format check, lint, type-check, unit, integration and e2e tests"
 	@echo "make controlplane  build or reuse etcd, kube-apiserver and kube-controller-manager"
 	@echo "make check         format check, lint and type-check only"
@@ -48,6 +49,9 @@ test: check unit build integration e2e
 demo: install controlplane
 	node --import tsx scripts/demo.ts
 
+run: install controlplane
+	node --import tsx scripts/run-podservice.ts
+
 clean:
 	rm -rf dist
 
@@ -56,3 +60,4 @@ bench: install controlplane
 	node --import tsx bench/informer-sync.ts 10000
 	node --expose-gc --import tsx bench/informer-memory.ts 5000 raw
 	node --expose-gc --import tsx bench/informer-memory.ts 5000 strip
+	node --import tsx bench/engine-parents.ts 1000 both

@@ -14,6 +14,7 @@ import { CliError } from './cli-error.js'
 import { processIo } from './cli-io.js'
 import type { CliIo } from './cli-io.js'
 import { clusterCommand } from './commands/cluster.js'
+import { renderCommand } from './commands/render.js'
 import { runCommand } from './commands/run.js'
 
 /** The package version, shown by `metactl --version`. */
@@ -36,6 +37,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     })
     .showHelpAfterError('(run with --help for usage)')
   program.addCommand(runCommand(io))
+  program.addCommand(renderCommand(io))
   program.addCommand(
     clusterCommand(io, (code) => {
       exitCode = code

@@ -11,10 +11,10 @@
  */
 
 /** Upstream's customize cache expiry. */
-export const CUSTOMIZE_CACHE_TTL_MS = 20 * 60 * 1000
+export const CUSTOMIZE_CACHE_TTL_MS: number = 20 * 60 * 1000
 
 /** Upstream's cleanup period; here expired entries are swept on access at most this often. */
-export const CUSTOMIZE_CACHE_CLEANUP_MS = 10 * 60 * 1000
+export const CUSTOMIZE_CACHE_CLEANUP_MS: number = 10 * 60 * 1000
 
 /** Options of {@link CustomizeCache}. */
 export interface CustomizeCacheOptions {

@@ -1,6 +1,6 @@
 /**
  * Brings observed children to the desired state: deletes first, then creates and updates, with
- * the client-side 3-way apply and the per-type update strategy.
+ * the client-side 3-way apply and the per-type update strategy, as planned by `planChildren`.
  *
  * @remarks
  * Upstream order and rules (spec §3.8): deletes carry a UID precondition and Background
@@ -13,19 +13,14 @@
  * @module
  */
 import type { KubeObject } from '../core/kube-object.js'
-import { makeControllerRef, isDeleting } from '../core/owner-references.js'
 import { AlreadyExistsError, ConflictError, NotFoundError } from '../kube/api-error.js'
 import type { DynamicClient, ResourceRef } from '../kube/dynamic-client.js'
 import type { ObjectsByType } from '../api/hook-model.js'
-import type { UpdateMethod } from '../api/composite-controller-spec.js'
-import { applyUpdate, isSemanticallyEqual, setLastApplied } from './dynamic-apply.js'
 import type { DesiredChildren } from './desired-children.js'
+import { planChildren } from './plan-children.js'
+import type { ChildType, PlannedStep } from './plan-children.js'
 
-/** A declared child type: where to write it and how to update it. */
-export interface ChildType {
-  readonly ref: ResourceRef
-  readonly updateMethod: UpdateMethod
-}
+export type { ChildType } from './plan-children.js'
 
 /** What {@link manageChildren} did, for logs and tests. */
 export interface ManageResult {
@@ -55,6 +50,10 @@ function label(type: string, key: string): string {
 /**
  * Deletes, creates and updates children so that observed matches desired.
  *
+ * @remarks
+ * The decisions are {@link planChildren}'s; this only executes its steps, one at a time and in
+ * order, so that one failing child does not block the others.
+ *
  * @throws AggregateError with every error that was not an expected race.
  */
 export async function manageChildren(
@@ -62,85 +61,56 @@ export async function manageChildren(
   desired: DesiredChildren,
   options: ManageChildrenOptions
 ): Promise<ManageResult> {
-  const { client, parent } = options
+  const { client } = options
+  const plan = planChildren(observed, desired, options.types, options.parent)
   const result: ManageResult = { created: [], updated: [], deleted: [] }
   const errors: unknown[] = []
   const call = options.signal === undefined ? {} : { signal: options.signal }
-  const run = async (what: () => Promise<void>): Promise<void> => {
-    try {
-      await what()
-    } catch (error) {
-      errors.push(error)
-    }
-  }
 
-  for (const type of [...observed.keys()].sort()) {
-    const childType = options.types.get(type)
-    if (childType === undefined) continue
-    const wanted = desired.get(type)
-    for (const [key, child] of observed.get(type) ?? []) {
-      if (wanted?.has(key) === true || isDeleting(child)) continue
-      await run(async () => {
+  const execute = async (step: PlannedStep, ref: ResourceRef): Promise<void> => {
+    switch (step.op) {
+      case 'delete':
+      case 'recreate':
         try {
-          await deleteChild(client, childType.ref, child, call)
-          result.deleted.push(label(type, key))
+          await deleteChild(client, ref, step.object, call)
+          result.deleted.push(label(step.type, step.key))
         } catch (error) {
           ignore(error, NotFoundError)
         }
-      })
+        return
+      case 'create':
+        try {
+          await client.create(ref, step.object, call)
+          result.created.push(label(step.type, step.key))
+        } catch (error) {
+          ignore(error, AlreadyExistsError)
+        }
+        return
+      case 'update':
+        try {
+          await client.update(ref, step.object, call)
+          result.updated.push(label(step.type, step.key))
+        } catch (error) {
+          ignore(error, NotFoundError, ConflictError)
+        }
+        return
+      case 'fail':
+        throw step.error
+      default: {
+        const unreachable: never = step
+        throw new Error(`unknown plan step ${String(unreachable)}`)
+      }
     }
   }
 
-  for (const [type, children] of desired) {
-    const childType = options.types.get(type)
-    if (childType === undefined) continue
-    const seen = observed.get(type)
-    for (const [key, want] of children) {
-      const have = seen?.get(key)
-      await run(async () => {
-        if (have === undefined) {
-          const object = setLastApplied(want)
-          const owners = object.metadata.ownerReferences ?? []
-          if (!owners.some((r) => r.uid === parent.metadata.uid)) {
-            object.metadata.ownerReferences = [...owners, makeControllerRef(parent)]
-          }
-          try {
-            await client.create(childType.ref, object, call)
-            result.created.push(label(type, key))
-          } catch (error) {
-            ignore(error, AlreadyExistsError)
-          }
-          return
-        }
-        const merged = applyUpdate(have, want)
-        if (isSemanticallyEqual(merged, have) || isDeleting(have)) return
-        switch (childType.updateMethod) {
-          case 'OnDelete':
-            return
-          case 'Recreate':
-          case 'RollingRecreate':
-            try {
-              await deleteChild(client, childType.ref, have, call)
-              result.deleted.push(label(type, key))
-            } catch (error) {
-              ignore(error, NotFoundError)
-            }
-            return
-          case 'InPlace':
-          case 'RollingInPlace':
-            try {
-              await client.update(childType.ref, merged, call)
-              result.updated.push(label(type, key))
-            } catch (error) {
-              ignore(error, NotFoundError, ConflictError)
-            }
-            return
-          default: {
-            const unreachable: never = childType.updateMethod
-            throw new Error(`unknown update method ${String(unreachable)}`)
-          }
-        }
-      })
+  for (const step of plan.steps) {
+    // Every step's type is declared: the plan only holds those.
+    const ref = options.types.get(step.type)?.ref
+    if (ref === undefined) continue
+    try {
+      await execute(step, ref)
+    } catch (error) {
+      errors.push(error)
     }
   }
   if (errors.length > 0) {

@@ -1,0 +1,151 @@
+import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, describe, it } from 'node:test'
+import { main } from '../main.js'
+
+const dir = mkdtempSync(join(tmpdir(), 'metactl-render-'))
+
+function file(name: string, text: string): string {
+  const path = join(dir, name)
+  writeFileSync(path, text)
+  return path
+}
+
+async function render(...args: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
+  const out: string[] = []
+  const err: string[] = []
+  const code = await main(['node', 'metactl', 'render', ...args], {
+    out: (line) => out.push(line),
+    err: (line) => err.push(line),
+  })
+  return { code, out, err }
+}
+
+const controller = file(
+  'cc.yaml',
+  `apiVersion: metacontroller.k8s.io/v1alpha1
+kind: CompositeController
+metadata: { name: gadgets }
+spec:
+  parentResource: { apiVersion: example.com/v1, resource: gadgets }
+  childResources:
+    - { apiVersion: example.com/v1, resource: gadgetparts, updateStrategy: { method: InPlace } }
+    - { apiVersion: rbac.authorization.k8s.io/v1, resource: clusterroles }
+  hooks: { sync: { webhook: { url: http://hooks.example/sync } } }
+`
+)
+const parent = file(
+  'parent.yaml',
+  `apiVersion: example.com/v1
+kind: Gadget
+metadata: { name: g, namespace: ns, uid: uid-g }
+spec: { selector: { matchLabels: { app: g } } }
+`
+)
+const hook = file(
+  'hook.mjs',
+  `export const requests = []
+export function sync(request) {
+  return {
+    status: { types: Object.keys(request.children).sort() },
+    children: [
+      { apiVersion: 'example.com/v1', kind: 'GadgetPart', metadata: { name: 'p', labels: { app: 'g' } } },
+      { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'r', labels: { app: 'g' } } },
+    ],
+  }
+}
+export default sync
+`
+)
+
+describe('metactl render', () => {
+  after(() => {
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('guesses a kind no observed object names, then takes the one the hook returns', async () => {
+    const result = await render(
+      '--controller',
+      controller,
+      '--parent',
+      parent,
+      '--hook-module',
+      hook
+    )
+    assert.equal(result.code, 0, result.err.join('\n'))
+    assert.deepEqual(result.err, [
+      'warning: the request keyed childResources[0] (example.com/v1 gadgetparts) as ' +
+        'Gadgetpart.example.com/v1, guessed from the resource, but the hook returned kind ' +
+        'GadgetPart; pass an observed GadgetPart to key the request right',
+    ])
+    const text = result.out.join('\n')
+    assert.match(text, /^# {3}create {5}GadgetPart\.example\.com\/v1 ns\/p$/m)
+    // A well-known cluster-scoped kind gets no namespace, and is keyed by name.
+    assert.match(text, /^# {3}create {5}ClusterRole\.rbac\.authorization\.k8s\.io\/v1 r$/m)
+    assert.match(
+      text,
+      /^# {3}types:\n# {5}- ClusterRole\.rbac\.authorization\.k8s\.io\/v1\n# {5}- Gadgetpart\.example\.com\/v1$/m
+    )
+  })
+
+  it('keys the request by observed kinds, warns about children the selector misses', async () => {
+    const observed = file(
+      'observed.yaml',
+      `apiVersion: example.com/v1
+kind: GadgetPart
+metadata: { name: p, labels: { app: g }, annotations: { metacontroller.k8s.io/last-applied-configuration: '[1]' } }
+---
+apiVersion: example.com/v1
+kind: GadgetPart
+metadata: { name: stray, namespace: ns, labels: { app: other } }
+`
+    )
+    const result = await render(
+      '--controller',
+      controller,
+      '--parent',
+      parent,
+      '--observed',
+      observed,
+      '--hook-module',
+      `${hook}#default`,
+      '--output',
+      'json'
+    )
+    assert.deepEqual(result.err, [
+      'warning: observed GadgetPart ns/stray (example.com/v1) is left out: its labels do not ' +
+        "match the parent's selector, so the engine would not adopt it",
+      'metactl: 1 child cannot be written; see the plan',
+    ])
+    assert.equal(result.code, 1, 'a plan that cannot be carried out fails, after printing')
+    const output = JSON.parse(result.out.join('\n')) as {
+      status: { types: string[] }
+      plan: {
+        failed: { type: string; key: string; error: string }[]
+        delete: { type: string; key: string }[]
+      }
+    }
+    assert.deepEqual(output.status.types, [
+      'ClusterRole.rbac.authorization.k8s.io/v1',
+      'GadgetPart.example.com/v1',
+    ])
+    assert.deepEqual(
+      output.plan.failed.map((e) => `${e.type} ${e.key}`),
+      ['GadgetPart.example.com/v1 ns/p']
+    )
+    assert.match(output.plan.failed[0]?.error ?? '', /last-applied-configuration/)
+    assert.deepEqual(output.plan.delete, [], 'a child the engine would not claim is not deleted')
+  })
+
+  it('rejects a parent without a selector when the controller generates none', async () => {
+    const bare = file(
+      'bare.yaml',
+      'apiVersion: example.com/v1\nkind: Gadget\nmetadata: { name: g, namespace: ns }\n'
+    )
+    const result = await render('--controller', controller, '--parent', bare, '--hook-module', hook)
+    assert.equal(result.code, 1)
+    assert.match(result.err.join('\n'), /\.spec\.selector must have either matchLabels/)
+  })
+})
