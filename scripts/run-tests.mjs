@@ -67,7 +67,14 @@ async function main() {
     // This script runs under `node --import tsx`, so it can use the TypeScript harness directly.
     const { startControlPlane } = await import('../src/testing/index.ts')
     console.log(`run-tests: starting a local control plane for the ${tierName} tier`)
-    cluster = await startControlPlane({ useExistingCluster: false })
+    // CRDs known before kube-controller-manager starts are garbage-collected at once; ones
+    // installed later wait for its next discovery sync (about 30 s).
+    const crds = [
+      ...findFiles('deploy/crds', '.yaml').filter((f) => !f.endsWith('kustomization.yaml')),
+      ...findFiles('examples', 'crd.yaml'),
+      ...findFiles('test/fixtures/crds', '.yaml'),
+    ]
+    cluster = await startControlPlane({ useExistingCluster: false, crds })
     console.log(`run-tests: control plane ready (${cluster.kubeconfigPath})`)
     env = { ...env, KUBECONFIG: cluster.kubeconfigPath, METACTL_USE_EXISTING_CLUSTER: '1' }
   }
