@@ -3,6 +3,8 @@
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
 import { readFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { describe, it } from 'node:test'
 import { promisify } from 'node:util'
 
@@ -21,10 +23,9 @@ describe('package exports', () => {
     const subpaths = Object.keys(pkg.exports).filter((s) => s !== './package.json')
     assert.deepEqual(subpaths.sort(), Object.keys(expected).sort())
     for (const subpath of subpaths) {
-      const module = (await import(`metacontroller-ts/${subpath.slice(2)}`)) as Record<
-        string,
-        unknown
-      >
+      // Import the file the export map names: it must exist in dist/ and export the API.
+      const target = (pkg.exports[subpath] as { import: string }).import
+      const module = (await import(pathToFileURL(resolve(target)).href)) as Record<string, unknown>
       for (const name of expected[subpath] ?? []) {
         assert.equal(typeof module[name], 'function', `${subpath} exports ${name}`)
       }
