@@ -8,7 +8,7 @@ SHELL := bash
 
 NODE_STAMP := node_modules/.package-lock.json
 
-.PHONY: help install controlplane check unit integration e2e build test demo run bench clean
+.PHONY: help install controlplane helm check unit integration e2e build test demo run bench clean
 
 help:
 	@echo "make demo          run the PodService demo on a local control plane (builds it on first use)"
@@ -41,7 +41,10 @@ unit: install
 integration: install controlplane
 	npm run test:integration
 
-e2e: install controlplane
+helm:
+	@tools/helm/build.sh >/dev/null
+
+e2e: install controlplane helm
 	npm run test:e2e
 
 test: check unit build integration e2e

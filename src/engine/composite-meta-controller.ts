@@ -49,7 +49,7 @@ export class CompositeMetaController {
       queue: this.#queue,
       // Several workers: one controller whose caches are slow to sync does not hold up the rest.
       workers: 4,
-      reconcile: (name) => this.#reconcile(name),
+      reconcile: (name, context) => this.#reconcile(name, context.signal),
     })
   }
 
@@ -79,7 +79,7 @@ export class CompositeMetaController {
     return [...this.#running.keys()].sort()
   }
 
-  async #reconcile(name: string): Promise<Action> {
+  async #reconcile(name: string, signal: AbortSignal): Promise<Action> {
     const { events, log } = this.#context
     const object = this.#lease?.informer.store.get(name)
     const running = this.#running.get(name)
@@ -118,7 +118,7 @@ export class CompositeMetaController {
       throw new TerminalError(message, { cause: error })
     }
     try {
-      const hosted = await startCompositeController(this.#context, definition)
+      const hosted = await startCompositeController(this.#context, definition, signal)
       this.#running.set(name, { spec: rawSpec, hosted })
       events.record(object, 'Normal', 'Started', `Started controller: ${name}`)
       log.info('started controller', { controller: name })

@@ -20,7 +20,8 @@ export interface HostedController {
  */
 export async function startCompositeController(
   context: EngineContext,
-  definition: CompositeControllerDefinition
+  definition: CompositeControllerDefinition,
+  signal?: AbortSignal
 ): Promise<HostedController> {
   const { spec } = definition
   const parent = await context.discovery.resolveResource(
@@ -64,7 +65,9 @@ export async function startCompositeController(
   // A cache that never syncs (no RBAC to list a child type, an API that went away) must fail
   // this controller's start, not hold the meta-controller's worker forever.
   try {
-    await controller.start(AbortSignal.timeout(CACHE_SYNC_TIMEOUT_MS))
+    // Shutdown (`signal`) also ends the wait, so SIGTERM is not held up by a cache that never syncs.
+    const timeout = AbortSignal.timeout(CACHE_SYNC_TIMEOUT_MS)
+    await controller.start(signal === undefined ? timeout : AbortSignal.any([signal, timeout]))
   } catch (error) {
     if (error instanceof Error && error.name === 'TimeoutError') {
       throw new Error(

@@ -112,12 +112,16 @@ async function run(io: CliIo, opts: RunOptions): Promise<void> {
       resolve('SIGINT')
     })
   })
-  await engine.start()
-  ready = true
-  io.err(
-    `metactl run: serving ${engine.runningControllers().length} controller(s); stop with Ctrl-C`
-  )
-  const signal = await stopped
+  // A signal during startup (an API server that never answers, a watch that never syncs) must
+  // still end the process: race the start against it.
+  const first = await Promise.race([engine.start().then(() => 'started' as const), stopped])
+  if (first === 'started') {
+    ready = true
+    io.err(
+      `metactl run: serving ${engine.runningControllers().length} controller(s); stop with Ctrl-C`
+    )
+  }
+  const signal = first === 'started' ? await stopped : first
   log.info('shutting down', { signal })
   await engine.stop()
   await Promise.all(servers.map((s) => s.close()))

@@ -1,0 +1,33 @@
+# syntax=docker/dockerfile:1
+# The engine image: `docker build -t ghcr.io/metacontroller-ts/metacontroller-ts:0.1.0 .`
+# (docs/deploy.md). Two stages: `build` compiles TypeScript to dist/; the runtime stage holds only
+# dist/, bin/, the CRDs and production dependencies, and runs as a non-root user.
+ARG NODE_IMAGE=node:24-alpine
+
+FROM ${NODE_IMAGE} AS build
+WORKDIR /src
+COPY package.json package-lock.json .npmrc ./
+RUN npm ci
+COPY tsconfig.base.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build
+
+FROM ${NODE_IMAGE}
+ARG VERSION=0.1.0
+LABEL org.opencontainers.image.title="metacontroller-ts" \
+      org.opencontainers.image.description="A Metacontroller-compatible engine for Kubernetes lambda controllers, in TypeScript" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.licenses="Apache-2.0" \
+      org.opencontainers.image.source="https://github.com/metacontroller-ts/metacontroller-ts"
+ENV NODE_ENV=production
+WORKDIR /app
+COPY package.json package-lock.json .npmrc ./
+RUN npm ci --omit=dev && npm cache clean --force
+COPY --from=build /src/dist ./dist
+COPY bin ./bin
+COPY deploy/crds ./deploy/crds
+# The `node` user of the official image, by number so that runAsNonRoot can verify it.
+USER 1000:1000
+EXPOSE 9999 8081
+ENTRYPOINT ["node", "bin/metactl.js"]
+CMD ["run"]
