@@ -423,6 +423,10 @@ export function compositeKind(options: CompositeKindOptions): ControllerKind {
       ...(hookStatus ?? {}),
       observedGeneration: parent.metadata.generation ?? 0,
     }
+    // Upstream always re-reads the parent before comparing. When the cached copy already has this
+    // status there is nothing to write; if the cache were behind, the watch event that brings the
+    // newer parent syncs it again. This keeps a converged resync free of API requests.
+    if (isDeepStrictEqual(parent['status'], status)) return
     try {
       await updateLive(
         client,

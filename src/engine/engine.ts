@@ -49,7 +49,7 @@ export interface EngineOptions {
   readonly discoveryIntervalMs?: number
   /** Periodic resync of every parent (30 min, upstream `--cache-flush-interval`). */
   readonly cacheFlushIntervalMs?: number
-  /** Client-side API rate limit (100 qps, burst 200; see {@link DEFAULT_CLIENT_RATE_LIMIT}). */
+  /** Client-side API rate limit (1000 qps, burst 2000; see {@link DEFAULT_CLIENT_RATE_LIMIT}). */
   readonly clientRateLimit?: ClientRateLimit
   /** Serve CompositeController objects from the cluster (true). */
   readonly watchCompositeControllers?: boolean

@@ -43,6 +43,9 @@ function ignore(error: unknown, ...kinds: (new (...args: never[]) => Error)[]): 
   throw error
 }
 
+/** How many child writes of one parent run at once. */
+export const CHILD_WRITE_CONCURRENCY = 8
+
 function label(type: string, key: string): string {
   return `${type} ${key}`
 }
@@ -103,16 +106,32 @@ export async function manageChildren(
     }
   }
 
-  for (const step of plan.steps) {
-    // Every step's type is declared: the plan only holds those.
-    const ref = options.types.get(step.type)?.ref
-    if (ref === undefined) continue
-    try {
-      await execute(step, ref)
-    } catch (error) {
-      errors.push(error)
+  // Deletes first (a recreated or renamed child must free its name), then everything else; within
+  // each phase up to CHILD_WRITE_CONCURRENCY writes run at once, and errors keep plan order.
+  const runPhase = async (steps: readonly PlannedStep[]): Promise<void> => {
+    const outcomes: unknown[] = new Array(steps.length)
+    let next = 0
+    const worker = async (): Promise<void> => {
+      while (next < steps.length) {
+        const index = next++
+        const step = steps[index]
+        // Every step's type is declared: the plan only holds those.
+        const ref = step === undefined ? undefined : options.types.get(step.type)?.ref
+        if (step === undefined || ref === undefined) continue
+        try {
+          await execute(step, ref)
+        } catch (error) {
+          outcomes[index] = error
+        }
+      }
     }
+    await Promise.all(
+      Array.from({ length: Math.min(CHILD_WRITE_CONCURRENCY, steps.length) }, worker)
+    )
+    errors.push(...outcomes.filter((e) => e !== undefined))
   }
+  await runPhase(plan.steps.filter((step) => step.op === 'delete'))
+  await runPhase(plan.steps.filter((step) => step.op !== 'delete'))
   if (errors.length > 0) {
     throw new AggregateError(
       errors,

@@ -16,7 +16,7 @@ describe('tokenBucketLimiter', () => {
 
   it('returns a limiter for a finite positive qps, such as the default', () => {
     assert.ok(tokenBucketLimiter(DEFAULT_CLIENT_RATE_LIMIT, new FakeClock()))
-    assert.deepEqual(DEFAULT_CLIENT_RATE_LIMIT, { qps: 100, burst: 200 })
+    assert.deepEqual(DEFAULT_CLIENT_RATE_LIMIT, { qps: 1000, burst: 2000 })
   })
 
   it('lets a burst through without waiting, reporting 0 ms waited', async () => {

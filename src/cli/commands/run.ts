@@ -146,12 +146,12 @@ export function runCommand(io: CliIo): Command {
       new Option(
         '--client-go-qps <qps>',
         'client-side API rate limit in requests/s (0 disables)'
-      ).default('100', '100; upstream: 5')
+      ).default('1000', '1000; upstream: 5')
     )
     .addOption(
       new Option('--client-go-burst <n>', 'client-side API burst').default(
-        '200',
-        '200; upstream: 10'
+        '2000',
+        '2000; upstream: 10'
       )
     )
     .option(
