@@ -4,7 +4,7 @@
 // resync of the converged set (a fresh engine over the same parents: must be zero). Runs with an
 // in-process hook and with a webhook, and measures the raw write ceiling in the same run.
 //
-//   node --import tsx bench/engine-parents.ts [parents=1000] [inprocess|webhook|both]
+//   [BENCH_WORKERS=5] node --import tsx bench/engine-parents.ts [parents=1000] [inprocess|webhook|both]
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { KubeObject } from '../src/core/kube-object.js'
@@ -124,6 +124,7 @@ async function runMode(
   const name = `bench-${mode}`
   const startEngine = async (): Promise<Engine> => {
     const engine = new Engine(plane.config, {
+      workers: WORKERS,
       watchCompositeControllers: mode === 'webhook',
       discoveryIntervalMs: 30_000,
     })
@@ -163,7 +164,7 @@ async function runMode(
     const cpu = process.cpuUsage(cpuBefore)
     const requests = await engine.metrics.requestTotals()
     console.log(
-      `engine-parents (${mode}): ${count} parents created in ${((createdAt - started) / 1000).toFixed(1)} s; ` +
+      `engine-parents (${mode}, ${WORKERS} workers): ${count} parents created in ${((createdAt - started) / 1000).toFixed(1)} s; ` +
         `converged in ${seconds.toFixed(1)} s; process CPU ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s; ` +
         `peak RSS ${mib(peakRss)} MiB; engine API requests ${requests.total} (${(requests.total / count).toFixed(1)} per parent), ` +
         `writes ${requests.writes} (${(requests.writes / count).toFixed(1)} per parent)`
@@ -198,6 +199,8 @@ async function runMode(
 }
 
 const count = Number(process.argv[2] ?? 1000)
+/** Workers per hosted controller (`--workers`; upstream's default is 5). */
+const WORKERS = Number(process.env['BENCH_WORKERS'] ?? 5)
 const which = process.argv[3] ?? 'both'
 const plane = await startControlPlane({
   useExistingCluster: process.env['METACTL_USE_EXISTING_CLUSTER'] === '1',
