@@ -270,41 +270,32 @@ export function compositeKind(options: CompositeKindOptions): ControllerKind {
     parent: KubeObject,
     signal: AbortSignal
   ): Promise<KubeObject | undefined> {
-    const present = hasFinalizer(parent, finalizer)
-    const want = options.finalizerEnabled && !isDeleting(parent)
-    if (options.finalizerEnabled ? present || !want : !present) return parent
-    return updateLive(
-      client,
-      parentInfo.ref,
-      parent.metadata.name ?? '',
-      (current) => {
-        const list = current.metadata.finalizers ?? []
-        if (options.finalizerEnabled) {
-          if (list.includes(finalizer) || isDeleting(current)) return undefined
-          current.metadata.finalizers = [...list, finalizer]
-        } else {
-          if (!list.includes(finalizer)) return undefined
-          current.metadata.finalizers = list.filter((f) => f !== finalizer)
-        }
-        return current
-      },
-      { ...namespaceOf(parent), ...uidOf(parent), signal }
-    )
+    if (options.finalizerEnabled) {
+      if (hasFinalizer(parent, finalizer) || isDeleting(parent)) return parent
+      return setFinalizer(parent, true, signal)
+    }
+    return setFinalizer(parent, false, signal)
   }
 
-  async function removeFinalizer(
+  /** Adds or removes our finalizer on the live parent (GET + PUT, UID checked, conflicts retried). */
+  async function setFinalizer(
     parent: KubeObject,
+    present: boolean,
     signal: AbortSignal
   ): Promise<KubeObject | undefined> {
-    if (!hasFinalizer(parent, finalizer)) return parent
+    if (!present && !hasFinalizer(parent, finalizer)) return parent
     return updateLive(
       client,
       parentInfo.ref,
       parent.metadata.name ?? '',
       (current) => {
         const list = current.metadata.finalizers ?? []
-        if (!list.includes(finalizer)) return undefined
-        current.metadata.finalizers = list.filter((f) => f !== finalizer)
+        if (list.includes(finalizer) === present) return undefined
+        // A parent already being deleted cannot take a new finalizer.
+        if (present && isDeleting(current)) return undefined
+        current.metadata.finalizers = present
+          ? [...list, finalizer]
+          : list.filter((f) => f !== finalizer)
         return current
       },
       { ...namespaceOf(parent), ...uidOf(parent), signal }
@@ -383,7 +374,7 @@ export function compositeKind(options: CompositeKindOptions): ControllerKind {
 
     let current: KubeObject = parent
     if (response.finalized) {
-      const updated = await removeFinalizer(parent, signal)
+      const updated = await setFinalizer(parent, false, signal)
       if (updated === undefined) return Action.awaitChange()
       current = updated
     }
