@@ -327,7 +327,7 @@ describe('PodService example, end to end', () => {
       })
 
       it('spec.ingress adds an Ingress child, and removing it deletes the Ingress', async () => {
-        await patchSpec({ ingress: { host: 'nginx.example.com', className: 'nginx' } })
+        await patchSpec({ ingress: { host: 'nginx.example.com', class: 'nginx' } })
         const ingress = await waitForObject<Ingress>(INGRESSES, () => true, 'Ingress nginx')
         assert.equal(ingress.spec?.ingressClassName, 'nginx')
         assert.deepEqual(ingress.spec.rules, [

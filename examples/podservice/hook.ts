@@ -43,7 +43,7 @@ export interface PodServiceIngress {
   /** Path prefix (`/`). */
   readonly path?: string
   /** IngressClass name (the cluster's default class when absent). */
-  readonly className?: string
+  readonly class?: string
 }
 
 /** `spec` of a PodService; every field but `image` is optional (see {@link DEFAULTS}). */
@@ -174,7 +174,7 @@ export interface PodServiceSettings {
   readonly cpuReq: string
   readonly memReq: string
   readonly ingress?: Required<Pick<PodServiceIngress, 'host' | 'path'>> &
-    Pick<PodServiceIngress, 'className'>
+    { readonly className?: string }
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
@@ -191,7 +191,7 @@ function quantity(value: string | undefined, fallback: string): string {
 export function settingsOf(parent: PodService): PodServiceSettings {
   const spec: PodServiceSpec = parent.spec ?? {}
   const ingress = spec.ingress
-  const className = nonEmpty(ingress?.className)
+  const className = nonEmpty(ingress?.class)
   return {
     name: parent.metadata.name ?? '',
     namespace: parent.metadata.namespace ?? '',

@@ -259,7 +259,7 @@ describe('PodService hook: children', () => {
       parent: parentWith({
         ...SAMPLE_SPEC,
         port: 8080,
-        ingress: { host: 'web.example.com', path: '/app', className: 'nginx' },
+        ingress: { host: 'web.example.com', path: '/app', class: 'nginx' },
       }),
     })
     const ingress = childOf(out.children, 'Ingress')
