@@ -1,22 +1,9 @@
 // Shared pieces of the benchmarks: a control plane, bounded-concurrency writes, and a Pod of
 // realistic size.
 import type { KubeObject } from '../src/core/kube-object.js'
-import type { DynamicClient, ResourceRef } from '../src/kube/dynamic-client.js'
-
-/** Core v1 resources the benchmarks write. */
-export const PODS: ResourceRef = { group: '', version: 'v1', resource: 'pods', namespaced: true }
-export const CONFIGMAPS: ResourceRef = {
-  group: '',
-  version: 'v1',
-  resource: 'configmaps',
-  namespaced: true,
-}
-export const NAMESPACES: ResourceRef = {
-  group: '',
-  version: 'v1',
-  resource: 'namespaces',
-  namespaced: false,
-}
+import type { DynamicClient } from '../src/kube/dynamic-client.js'
+import { NAMESPACES } from '../src/kube/well-known-resources.js'
+export { CONFIGMAPS, NAMESPACES, PODS } from '../src/kube/well-known-resources.js'
 
 /** Runs `count` tasks with at most `concurrency` in flight; resolves when all are done. */
 export async function runBounded(

@@ -15,6 +15,7 @@ import { KubeTransport } from '../src/kube/kube-transport.js'
 import { Engine } from '../src/engine/engine.js'
 import { startControlPlane } from '../src/testing/index.js'
 import type { ControlPlane } from '../src/testing/index.js'
+import { COMPOSITE_CONTROLLERS } from '../src/kube/well-known-resources.js'
 import { CONFIGMAPS, createNamespace, mib, runBounded } from './bench-cluster.js'
 import { measureWriteCeiling } from './write-throughput.js'
 
@@ -24,12 +25,7 @@ const PARENTS: ResourceRef = {
   resource: 'benchparents',
   namespaced: true,
 }
-const CCS: ResourceRef = {
-  group: 'metacontroller.k8s.io',
-  version: 'v1alpha1',
-  resource: 'compositecontrollers',
-  namespaced: false,
-}
+const CCS = COMPOSITE_CONTROLLERS
 const CRD: KubeObject = {
   apiVersion: 'apiextensions.k8s.io/v1',
   kind: 'CustomResourceDefinition',

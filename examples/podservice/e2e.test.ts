@@ -25,18 +25,13 @@ import {
   startPodServiceStack,
 } from './stack.js'
 import type { HookMode, PodServiceStack } from './stack.js'
+import { CONFIGMAPS } from '../../src/kube/well-known-resources.js'
 
 const MODES: readonly { mode: HookMode; title: string; prefix: string }[] = [
   { mode: 'webhook', title: 'the hook served as a webhook', prefix: 'ps-webhook' },
   { mode: 'in-process', title: 'the hook in-process', prefix: 'ps-inproc' },
 ]
 const WAIT = { timeoutMs: 30_000, intervalMs: 100 }
-const CONFIGMAPS: ResourceRef = {
-  group: '',
-  version: 'v1',
-  resource: 'configmaps',
-  namespaced: true,
-}
 
 /**
  * Resolves once the garbage collector collects a dependent of a PodService. When the CRD is

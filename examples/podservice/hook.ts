@@ -173,8 +173,9 @@ export interface PodServiceSettings {
   readonly memLimit: string
   readonly cpuReq: string
   readonly memReq: string
-  readonly ingress?: Required<Pick<PodServiceIngress, 'host' | 'path'>> &
-    { readonly className?: string }
+  readonly ingress?: Required<Pick<PodServiceIngress, 'host' | 'path'>> & {
+    readonly className?: string
+  }
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

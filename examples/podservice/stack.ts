@@ -20,6 +20,14 @@ import type { HookServer } from '../../src/sdk/index.js'
 import { readManifestFile, waitFor } from '../../src/testing/index.js'
 import { CONTROLLER_NAME, podServiceController, sync } from './hook.js'
 import type { PodService } from './hook.js'
+import { COMPOSITE_CONTROLLERS } from '../../src/kube/well-known-resources.js'
+export {
+  COMPOSITE_CONTROLLERS,
+  INGRESSES,
+  NAMESPACES,
+  PODS,
+  SERVICES,
+} from '../../src/kube/well-known-resources.js'
 
 /** This directory. */
 export const EXAMPLE_DIR: string = fileURLToPath(new URL('.', import.meta.url))
@@ -47,31 +55,6 @@ export const PODSERVICES: ResourceRef = {
   version: 'v1',
   resource: 'podservices',
   namespaced: true,
-}
-export const PODS: ResourceRef = { group: '', version: 'v1', resource: 'pods', namespaced: true }
-export const SERVICES: ResourceRef = {
-  group: '',
-  version: 'v1',
-  resource: 'services',
-  namespaced: true,
-}
-export const INGRESSES: ResourceRef = {
-  group: 'networking.k8s.io',
-  version: 'v1',
-  resource: 'ingresses',
-  namespaced: true,
-}
-export const NAMESPACES: ResourceRef = {
-  group: '',
-  version: 'v1',
-  resource: 'namespaces',
-  namespaced: false,
-}
-export const COMPOSITE_CONTROLLERS: ResourceRef = {
-  group: 'metacontroller.k8s.io',
-  version: 'v1alpha1',
-  resource: 'compositecontrollers',
-  namespaced: false,
 }
 
 /** How the engine reaches the hook. */

@@ -9,7 +9,6 @@ import { isDeepStrictEqual } from 'node:util'
 import type { KubeObject } from '../core/kube-object.js'
 import { ControllerSpecError } from '../api/controller-spec-error.js'
 import { parseCompositeControllerSpec } from '../api/composite-controller-spec.js'
-import type { ResourceRef } from '../kube/dynamic-client.js'
 import { Action, ControllerLoop } from '../runtime/controller-loop.js'
 import { TerminalError } from '../runtime/reconcile-errors.js'
 import type { InformerLease } from '../runtime/shared-informers.js'
@@ -18,14 +17,7 @@ import type { CompositeControllerDefinition, EngineContext } from './engine-cont
 import { startCompositeController } from './start-composite-controller.js'
 import type { HostedController } from './start-composite-controller.js'
 import { webhookCompositeHooks } from './webhook-hooks.js'
-
-/** The CompositeController resource. */
-export const COMPOSITE_CONTROLLERS: ResourceRef = {
-  group: 'metacontroller.k8s.io',
-  version: 'v1alpha1',
-  resource: 'compositecontrollers',
-  namespaced: false,
-}
+import { COMPOSITE_CONTROLLERS } from '../kube/well-known-resources.js'
 
 interface Running {
   readonly spec: unknown

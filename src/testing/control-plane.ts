@@ -22,7 +22,6 @@ import { Agent, request } from 'undici'
 import { stringify } from 'yaml'
 import type { ClusterConfig } from '../kube/cluster-config.js'
 import { DynamicClient } from '../kube/dynamic-client.js'
-import type { ResourceRef } from '../kube/dynamic-client.js'
 import { KubeTransport } from '../kube/kube-transport.js'
 import { NotFoundError } from '../kube/api-error.js'
 import { loadClusterConfig } from '../kube/load-cluster-config.js'
@@ -34,6 +33,7 @@ import type { CrdSource } from './install-crds.js'
 import { logTail, ManagedProcess } from './managed-process.js'
 import { writeControlPlaneState } from './control-plane-state.js'
 import { waitFor } from './wait-for.js'
+import { CONFIGMAPS } from '../kube/well-known-resources.js'
 
 /** Options of {@link startControlPlane}. */
 export interface ControlPlaneOptions {
@@ -82,13 +82,6 @@ export interface ControlPlane {
   stop(): Promise<void>
   /** Closes this handle's connections but leaves the processes running (background mode). */
   release(): Promise<void>
-}
-
-const CONFIGMAPS: ResourceRef = {
-  group: '',
-  version: 'v1',
-  resource: 'configmaps',
-  namespaced: true,
 }
 
 /** User name of the second, unprivileged identity in the generated kubeconfig. */

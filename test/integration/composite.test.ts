@@ -11,18 +11,13 @@ import type {
 import type { ResourceRef } from '../../src/kube/dynamic-client.js'
 import { waitFor } from '../../src/testing/index.js'
 import { CCS, EngineFixture, NAMESPACES, testCrd } from '../support/engine-fixture.js'
+import { CONFIGMAPS } from '../../src/kube/well-known-resources.js'
 
 const TEST_LABEL = 'metactl-test'
 const parentCrd = testCrd('CompParent')
 const childCrd = testCrd('CompChild')
 const noStatusCrd = testCrd('CompNoStatus', { status: false })
 const JOBS: ResourceRef = { group: 'batch', version: 'v1', resource: 'jobs', namespaced: true }
-const CONFIGMAPS: ResourceRef = {
-  group: '',
-  version: 'v1',
-  resource: 'configmaps',
-  namespaced: true,
-}
 const RELATED_NAME = 'related-config-map'
 
 interface SyncRequest {

@@ -12,20 +12,9 @@ import { NotFoundError } from '../../src/kube/api-error.js'
 import type { ResourceRef } from '../../src/kube/dynamic-client.js'
 import { startControlPlane, waitFor } from '../../src/testing/index.js'
 import type { ControlPlane } from '../../src/testing/index.js'
+import { CONFIGMAPS, NAMESPACES } from '../../src/kube/well-known-resources.js'
 
 const run = promisify(execFile)
-const NAMESPACES: ResourceRef = {
-  group: '',
-  version: 'v1',
-  resource: 'namespaces',
-  namespaced: false,
-}
-const CONFIGMAPS: ResourceRef = {
-  group: '',
-  version: 'v1',
-  resource: 'configmaps',
-  namespaced: true,
-}
 const WIDGETS: ResourceRef = {
   group: 'test.metacontroller-ts.dev',
   version: 'v1',

@@ -18,6 +18,7 @@ import { InvalidError, NotFoundError } from '../../src/kube/api-error.js'
 import type { ResourceRef } from '../../src/kube/dynamic-client.js'
 import { CRD_RESOURCE, readManifestFile, startControlPlane } from '../../src/testing/index.js'
 import type { ControlPlane } from '../../src/testing/index.js'
+import { COMPOSITE_CONTROLLERS, NAMESPACES } from '../../src/kube/well-known-resources.js'
 
 const run = promisify(execFile)
 
@@ -27,12 +28,6 @@ const CRD_FILES = [
   'deploy/crds/controllerrevisions.yaml',
 ]
 const GROUP = 'metacontroller.k8s.io'
-const COMPOSITE_CONTROLLERS: ResourceRef = {
-  group: GROUP,
-  version: 'v1alpha1',
-  resource: 'compositecontrollers',
-  namespaced: false,
-}
 const DECORATOR_CONTROLLERS: ResourceRef = {
   group: GROUP,
   version: 'v1alpha1',
@@ -44,12 +39,6 @@ const CONTROLLER_REVISIONS: ResourceRef = {
   version: 'v1alpha1',
   resource: 'controllerrevisions',
   namespaced: true,
-}
-const NAMESPACES: ResourceRef = {
-  group: '',
-  version: 'v1',
-  resource: 'namespaces',
-  namespaced: false,
 }
 
 /** The CRD fields this test reads back. */

@@ -7,26 +7,14 @@ import { after, before, describe, it } from 'node:test'
 import { request } from 'undici'
 import type { KubeObject } from '../../src/core/kube-object.js'
 import { DynamicClient } from '../../src/kube/dynamic-client.js'
-import type { ResourceRef } from '../../src/kube/dynamic-client.js'
 import { KubeTransport } from '../../src/kube/kube-transport.js'
 import { Informer } from '../../src/runtime/informer.js'
 import { dynamicListWatcher } from '../../src/runtime/list-watcher.js'
 import type { ListWatcher } from '../../src/runtime/list-watcher.js'
 import { startControlPlane, waitFor } from '../../src/testing/index.js'
 import type { ControlPlane } from '../../src/testing/index.js'
+import { CONFIGMAPS, NAMESPACES } from '../../src/kube/well-known-resources.js'
 
-const NAMESPACES: ResourceRef = {
-  group: '',
-  version: 'v1',
-  resource: 'namespaces',
-  namespaced: false,
-}
-const CONFIGMAPS: ResourceRef = {
-  group: '',
-  version: 'v1',
-  resource: 'configmaps',
-  namespaced: true,
-}
 const NS = 'informer-test'
 
 type Recorded = readonly [string, string]

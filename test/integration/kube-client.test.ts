@@ -23,19 +23,8 @@ import {
   waitFor,
 } from '../../src/testing/index.js'
 import type { ControlPlane } from '../../src/testing/index.js'
+import { CONFIGMAPS, NAMESPACES } from '../../src/kube/well-known-resources.js'
 
-const NAMESPACES: ResourceRef = {
-  group: '',
-  version: 'v1',
-  resource: 'namespaces',
-  namespaced: false,
-}
-const CONFIGMAPS: ResourceRef = {
-  group: '',
-  version: 'v1',
-  resource: 'configmaps',
-  namespaced: true,
-}
 const WIDGETS: ResourceRef = {
   group: 'test.metacontroller-ts.dev',
   version: 'v1',

@@ -12,25 +12,17 @@ import type { EngineOptions } from '../../src/engine/engine.js'
 import { createLogger } from '../../src/runtime/logger.js'
 import { startControlPlane, waitFor } from '../../src/testing/index.js'
 import type { ControlPlane, WaitForOptions } from '../../src/testing/index.js'
+import {
+  COMPOSITE_CONTROLLERS as CCS,
+  EVENTS,
+  NAMESPACES,
+} from '../../src/kube/well-known-resources.js'
+export {
+  COMPOSITE_CONTROLLERS as CCS,
+  EVENTS,
+  NAMESPACES,
+} from '../../src/kube/well-known-resources.js'
 
-export const NAMESPACES: ResourceRef = {
-  group: '',
-  version: 'v1',
-  resource: 'namespaces',
-  namespaced: false,
-}
-export const EVENTS: ResourceRef = {
-  group: '',
-  version: 'v1',
-  resource: 'events',
-  namespaced: true,
-}
-export const CCS: ResourceRef = {
-  group: 'metacontroller.k8s.io',
-  version: 'v1alpha1',
-  resource: 'compositecontrollers',
-  namespaced: false,
-}
 export const METACONTROLLER_CRDS = [
   'deploy/crds/compositecontrollers.yaml',
   'deploy/crds/decoratorcontrollers.yaml',
