@@ -412,6 +412,60 @@ describe('composite controller behaviour', () => {
     assert.ok(seen.length >= 1)
   })
 
+  it('ignores status-only parent updates with ignoreStatusChanges, but not label changes', async () => {
+    const ns = await fx.namespace()
+    const hook = await fx.hook((body) => {
+      const name = (body as SyncRequest).parent.metadata.name ?? ''
+      return { children: [child(name)], status: { synced: true } }
+    })
+    const spec = ccSpec(hook.url, ns)
+    await fx.compositeController(`ignore-${ns}`, {
+      ...spec,
+      parentResource: { ...(spec['parentResource'] as object), ignoreStatusChanges: true },
+    })
+    await fx.client.create(parentCrd.ref, parentObject('quiet', ns))
+    const synced = await fx.waitForObject(parentCrd.ref, 'quiet', ns, (o) =>
+      Boolean((o['status'] as { synced?: boolean } | undefined)?.synced)
+    )
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    const calls = hook.requests.length
+    await fx.client.updateStatus(parentCrd.ref, {
+      ...(await fx.client.get(parentCrd.ref, 'quiet', { namespace: ns })),
+      status: { ...(synced['status'] as object), extra: 'by someone else' },
+    })
+    await new Promise((resolve) => setTimeout(resolve, 1500))
+    assert.equal(hook.requests.length, calls, 'a status-only update did not call the hook')
+    await fx.client.patch(
+      parentCrd.ref,
+      'quiet',
+      { metadata: { labels: { touched: 'yes' } } },
+      {
+        namespace: ns,
+        type: 'merge',
+      }
+    )
+    await waitFor(() => hook.requests.length > calls, {
+      description: 'a sync after a label change',
+    })
+  })
+
+  it("refuses a parent without spec.selector (no generateSelector) with upstream's message", async () => {
+    const ns = await fx.namespace()
+    const hook = await fx.hook(() => ({ children: [] }))
+    await fx.compositeController(`noselector-${ns}`, ccSpec(hook.url, ns))
+    await fx.client.create(parentCrd.ref, {
+      ...parentObject('bare', ns),
+      spec: {},
+    })
+    await fx.waitForEvent(
+      ns,
+      'SyncError',
+      '.spec.selector must have either matchLabels, matchExpressions, or both',
+      'bare'
+    )
+    assert.equal(hook.requests.length, 0)
+  })
+
   it('writes nothing when a fresh engine resyncs converged parents (a restart)', async () => {
     const ns = await fx.namespace()
     const definition = {
