@@ -22,6 +22,7 @@ import type {
 } from '../api/hook-model.js'
 import { gvkKey, uniformKey } from '../api/hook-model.js'
 import type { Discovery } from '../kube/discovery.js'
+import { ConflictError, NotFoundError } from '../kube/api-error.js'
 import type { DynamicClient } from '../kube/dynamic-client.js'
 import type { ResourceInfo } from '../kube/resource-map.js'
 import { Action } from '../runtime/controller-loop.js'
@@ -418,6 +419,22 @@ export function compositeKind(options: CompositeKindOptions): ControllerKind {
     // status there is nothing to write; if the cache were behind, the watch event that brings the
     // newer parent syncs it again. This keeps a converged resync free of API requests.
     if (isDeepStrictEqual(parent['status'], status)) return
+    if (hasStatusSubresource) {
+      // First try the copy we have: its resourceVersion makes the write conditional, so a parent
+      // that changed or was replaced meanwhile answers 409 and takes the re-reading path below.
+      // This saves the GET upstream makes before every status write.
+      try {
+        await client.updateStatus(
+          parentInfo.ref,
+          { ...parent, status },
+          { ...namespaceOf(parent), signal }
+        )
+        return
+      } catch (error) {
+        if (error instanceof NotFoundError) return
+        if (!(error instanceof ConflictError)) throw error
+      }
+    }
     try {
       await updateLive(
         client,
@@ -432,7 +449,7 @@ export function compositeKind(options: CompositeKindOptions): ControllerKind {
       )
     } catch (error) {
       // A conflict that outlasted the retries: the next event resyncs (upstream returns success).
-      if (error instanceof Error && error.name === 'ConflictError') return
+      if (error instanceof ConflictError) return
       throw error
     }
   }
