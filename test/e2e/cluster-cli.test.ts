@@ -7,41 +7,22 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
 import { promisify } from 'node:util'
+import { metactl } from '../support/run-metactl.js'
 import { readControlPlaneState } from '../../src/testing/control-plane-state.js'
 import { isProcessRunning } from '../../src/testing/managed-process.js'
 
 const exec = promisify(execFile)
 
-interface Result {
-  readonly code: number
-  readonly stdout: string
-  readonly stderr: string
-}
-
-async function metactl(...args: string[]): Promise<Result> {
-  try {
-    const { stdout, stderr } = await exec(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli/main.ts', ...args],
-      { timeout: 180_000 }
-    )
-    return { code: 0, stdout, stderr }
-  } catch (error) {
-    const failed = error as { code?: number; stdout?: string; stderr?: string }
-    return { code: failed.code ?? 1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' }
-  }
-}
-
 describe('metactl cluster', () => {
   const dir = mkdtempSync(join(tmpdir(), 'metactl-cli-'))
 
   after(async () => {
-    await metactl('cluster', 'down', '--dir', dir)
+    await metactl(['cluster', 'down', '--dir', dir])
     rmSync(dir, { recursive: true, force: true })
   })
 
   it('starts a control plane that kubectl can use, reports it, refuses a second one, and stops it', async () => {
-    const up = await metactl('cluster', 'up', '--dir', dir)
+    const up = await metactl(['cluster', 'up', '--dir', dir])
     assert.equal(up.code, 0, up.stderr)
     const exported = /^export KUBECONFIG=(.+)$/m.exec(up.stdout)
     assert.ok(exported?.[1], `no export line in: ${up.stdout}`)
@@ -50,11 +31,11 @@ describe('metactl cluster', () => {
     const { stdout } = await exec('kubectl', ['--kubeconfig', kubeconfig, 'get', 'namespaces'])
     assert.match(stdout, /^default\s+Active/m)
 
-    const status = await metactl('cluster', 'status', '--dir', dir)
+    const status = await metactl(['cluster', 'status', '--dir', dir])
     assert.equal(status.code, 0, status.stdout + status.stderr)
     assert.match(status.stdout, /: ready$/m)
 
-    const again = await metactl('cluster', 'up', '--dir', dir)
+    const again = await metactl(['cluster', 'up', '--dir', dir])
     assert.equal(again.code, 1)
     assert.match(again.stderr, /already running in/)
 
@@ -62,13 +43,13 @@ describe('metactl cluster', () => {
     assert.ok(state)
     assert.equal(state.processes.length, 3)
 
-    const down = await metactl('cluster', 'down', '--dir', dir)
+    const down = await metactl(['cluster', 'down', '--dir', dir])
     assert.equal(down.code, 0, down.stderr)
     assert.deepEqual(
       state.processes.filter((p) => isProcessRunning(p.pid, p.command)).map((p) => p.name),
       []
     )
-    const stopped = await metactl('cluster', 'status', '--dir', dir)
+    const stopped = await metactl(['cluster', 'status', '--dir', dir])
     assert.equal(stopped.code, 1)
     assert.match(stopped.stdout, /stopped/)
   })
@@ -76,19 +57,8 @@ describe('metactl cluster', () => {
   it('explains how to build the binaries when they are missing', async () => {
     const empty = mkdtempSync(join(tmpdir(), 'metactl-nobin-'))
     try {
-      const { code, stderr } = await new Promise<Result>((resolve) => {
-        execFile(
-          process.execPath,
-          ['--import', 'tsx', 'src/cli/main.ts', 'cluster', 'up', '--dir', join(empty, 'c')],
-          { env: { ...process.env, METACTL_CONTROLPLANE_BIN: empty } },
-          (error, out, err) => {
-            resolve({
-              code: error ? ((error as { code?: number }).code ?? 1) : 0,
-              stdout: out,
-              stderr: err,
-            })
-          }
-        )
+      const { code, stderr } = await metactl(['cluster', 'up', '--dir', join(empty, 'c')], {
+        env: { METACTL_CONTROLPLANE_BIN: empty },
       })
       assert.equal(code, 1)
       assert.match(stderr, /make controlplane/)

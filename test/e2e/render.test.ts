@@ -2,38 +2,22 @@
 // for the fixtures in test/fixtures/render. Its stdout must match the stored golden files; run
 // with METACTL_UPDATE_GOLDEN=1 to rewrite them from the current output (then review the diff).
 import assert from 'node:assert/strict'
-import { execFile } from 'node:child_process'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import { promisify } from 'node:util'
 import { serveHooks } from '../../src/sdk/index.js'
 import type { HookServer } from '../../src/sdk/index.js'
 import { sync } from '../fixtures/render/hook.js'
-
-const exec = promisify(execFile)
+import { metactl as runMetactl } from '../support/run-metactl.js'
+import type { MetactlResult } from '../support/run-metactl.js'
 
 const FIXTURES = 'test/fixtures/render'
 const UPDATE = process.env['METACTL_UPDATE_GOLDEN'] === '1'
 
-interface Result {
-  readonly code: number
-  readonly stdout: string
-  readonly stderr: string
-}
+type Result = MetactlResult
 
-async function metactl(...args: string[]): Promise<Result> {
-  try {
-    const { stdout, stderr } = await exec(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli/main.ts', ...args],
-      { timeout: 60_000 }
-    )
-    return { code: 0, stdout, stderr }
-  } catch (error) {
-    const failed = error as { code?: number; stdout?: string; stderr?: string }
-    return { code: failed.code ?? 1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' }
-  }
+function metactl(...args: string[]): Promise<Result> {
+  return runMetactl(args, { timeoutMs: 60_000 })
 }
 
 function fixture(name: string): string {

@@ -10,11 +10,9 @@ import type { KubeObject } from '../../src/core/kube-object.js'
 import type { CompositeSyncRequest, CompositeSyncResponse } from '../../src/api/hook-model.js'
 import { Engine } from '../../src/engine/engine.js'
 import { waitFor } from '../../src/testing/index.js'
-import { EngineFixture, testCrd } from '../support/engine-fixture.js'
+import { EngineFixture, isolatedComposite, TEST_LABEL } from '../support/engine-fixture.js'
 
-const TEST_LABEL = 'metactl-test'
-const parentCrd = testCrd('BehParent')
-const childCrd = testCrd('BehChild')
+const { parentCrd, childCrd, parentObject, ccSpec } = isolatedComposite('BehParent', 'BehChild')
 const CHILD_TYPE = `BehChild.${childCrd.apiVersion}`
 
 interface SyncRequest {
@@ -23,43 +21,12 @@ interface SyncRequest {
   finalizing: boolean
 }
 
-function parentObject(
-  name: string,
-  namespace: string,
-  spec: Record<string, unknown> = {}
-): KubeObject {
-  return {
-    apiVersion: parentCrd.apiVersion,
-    kind: 'BehParent',
-    // Every controller of a test serves only its own test's parents (all share one parent CRD).
-    metadata: { name, namespace, labels: { [TEST_LABEL]: namespace } },
-    spec: { selector: { matchLabels: { app: name } }, ...spec },
-  }
-}
-
 function child(
   name: string,
   data: Record<string, unknown> = {},
   labels: Record<string, string> = { app: name }
 ): KubeObject {
   return { apiVersion: childCrd.apiVersion, kind: 'BehChild', metadata: { name, labels }, data }
-}
-
-function ccSpec(
-  url: string,
-  ns: string,
-  extra: Record<string, unknown> = {}
-): Record<string, unknown> {
-  return {
-    parentResource: {
-      apiVersion: parentCrd.apiVersion,
-      resource: 'behparents',
-      labelSelector: { matchLabels: { [TEST_LABEL]: ns } },
-    },
-    childResources: [{ apiVersion: childCrd.apiVersion, resource: 'behchilds' }],
-    hooks: { sync: { webhook: { url } } },
-    ...extra,
-  }
 }
 
 async function startHookProcess(

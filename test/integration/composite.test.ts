@@ -10,12 +10,17 @@ import type {
 } from '../../src/api/hook-model.js'
 import type { ResourceRef } from '../../src/kube/dynamic-client.js'
 import { waitFor } from '../../src/testing/index.js'
-import { CCS, EngineFixture, NAMESPACES, testCrd } from '../support/engine-fixture.js'
+import {
+  CCS,
+  EngineFixture,
+  NAMESPACES,
+  testCrd,
+  isolatedComposite,
+  TEST_LABEL,
+} from '../support/engine-fixture.js'
 import { CONFIGMAPS } from '../../src/kube/well-known-resources.js'
 
-const TEST_LABEL = 'metactl-test'
-const parentCrd = testCrd('CompParent')
-const childCrd = testCrd('CompChild')
+const { parentCrd, childCrd, parentObject, ccSpec } = isolatedComposite('CompParent', 'CompChild')
 const noStatusCrd = testCrd('CompNoStatus', { status: false })
 const JOBS: ResourceRef = { group: 'batch', version: 'v1', resource: 'jobs', namespaced: true }
 const RELATED_NAME = 'related-config-map'
@@ -36,39 +41,8 @@ function relatedConfigMap(namespace: string, value: string): KubeObject {
   }
 }
 
-function parentObject(
-  name: string,
-  namespace: string,
-  spec: Record<string, unknown> = {}
-): KubeObject {
-  return {
-    apiVersion: parentCrd.apiVersion,
-    kind: 'CompParent',
-    // Every controller of a test serves only its own test's parents (all share one parent CRD).
-    metadata: { name, namespace, labels: { [TEST_LABEL]: namespace } },
-    spec: { selector: { matchLabels: { app: name } }, ...spec },
-  }
-}
-
 function childObject(name: string, labels: Record<string, string>): KubeObject {
   return { apiVersion: childCrd.apiVersion, kind: 'CompChild', metadata: { name, labels } }
-}
-
-function ccSpec(
-  url: string,
-  ns: string,
-  extra: Record<string, unknown> = {}
-): Record<string, unknown> {
-  return {
-    parentResource: {
-      apiVersion: parentCrd.apiVersion,
-      resource: 'compparents',
-      labelSelector: { matchLabels: { [TEST_LABEL]: ns } },
-    },
-    childResources: [{ apiVersion: childCrd.apiVersion, resource: 'compchilds' }],
-    hooks: { sync: { webhook: { url } } },
-    ...extra,
-  }
 }
 
 describe('composite controller (upstream composite/ scenarios)', () => {

@@ -68,6 +68,49 @@ export function testCrd(
   }
 }
 
+/** Label that scopes each test's controllers to that test's parents (they share parent CRDs). */
+export const TEST_LABEL = 'metactl-test'
+
+/**
+ * A parent and a child test CRD, with builders for parents and CompositeController specs that
+ * keep each test's controllers on its own parents: every controller of a file watches the same
+ * parent CRD, so without the label they would all sync (and fight over) every parent.
+ */
+export function isolatedComposite(parentKind: string, childKind: string) {
+  const parentCrd = testCrd(parentKind)
+  const childCrd = testCrd(childKind)
+  return {
+    parentCrd,
+    childCrd,
+    /** A parent in `namespace`, labelled for that test, selecting children labelled `app: name`. */
+    parentObject: (
+      name: string,
+      namespace: string,
+      spec: Record<string, unknown> = {}
+    ): KubeObject => ({
+      apiVersion: parentCrd.apiVersion,
+      kind: parentKind,
+      metadata: { name, namespace, labels: { [TEST_LABEL]: namespace } },
+      spec: { selector: { matchLabels: { app: name } }, ...spec },
+    }),
+    /** A CompositeController spec serving only the parents of the test in `ns`. */
+    ccSpec: (
+      url: string,
+      ns: string,
+      extra: Record<string, unknown> = {}
+    ): Record<string, unknown> => ({
+      parentResource: {
+        apiVersion: parentCrd.apiVersion,
+        resource: parentCrd.ref.resource,
+        labelSelector: { matchLabels: { [TEST_LABEL]: ns } },
+      },
+      childResources: [{ apiVersion: childCrd.apiVersion, resource: childCrd.ref.resource }],
+      hooks: { sync: { webhook: { url } } },
+      ...extra,
+    }),
+  }
+}
+
 /** A hook served over HTTP by this process. */
 export interface ServedHook {
   readonly url: string
