@@ -5,8 +5,8 @@ import type { DynamicClient } from '../kube/dynamic-client.js'
 import type { Logger } from '../runtime/logger.js'
 import type { RuntimeMetrics } from '../runtime/runtime-metrics.js'
 import type { SharedInformers } from '../runtime/shared-informers.js'
-import type { CompositeHooks } from './composite-kind.js'
-import type { EventSink } from './event-recorder.js'
+import type { CompositeHooks } from './composite/composite-kind.js'
+import type { EventSink } from './events/event-recorder.js'
 
 /** The shared services every hosted controller of one engine uses. */
 export interface EngineContext {

@@ -34,12 +34,12 @@ import { RuntimeMetrics } from '../runtime/runtime-metrics.js'
 import { SharedInformers } from '../runtime/shared-informers.js'
 import { DEFAULT_CLIENT_RATE_LIMIT, tokenBucketLimiter } from '../runtime/token-bucket-limiter.js'
 import type { ClientRateLimit } from '../runtime/token-bucket-limiter.js'
-import type { CompositeHooks } from './composite-kind.js'
-import { CompositeMetaController } from './composite-meta-controller.js'
+import type { CompositeHooks } from './composite/composite-kind.js'
+import { CompositeMetaController } from './composite/composite-meta-controller.js'
 import type { EngineContext } from './engine-context.js'
-import { EventRecorder } from './event-recorder.js'
-import { startCompositeController } from './start-composite-controller.js'
-import type { HostedController } from './start-composite-controller.js'
+import { EventRecorder } from './events/event-recorder.js'
+import { startCompositeController } from './composite/start-composite-controller.js'
+import type { HostedController } from './composite/start-composite-controller.js'
 
 /** Options of {@link Engine}. */
 export interface EngineOptions {

@@ -16,9 +16,9 @@
  */
 export { Engine } from './engine.js'
 export type { EngineOptions, InProcessCompositeController } from './engine.js'
-export type { CompositeHooks, HookFunction } from './composite-kind.js'
-export { compositeFinalizer, CONTROLLER_UID_LABEL } from './composite-kind.js'
-export { applyUpdate, setLastApplied, LAST_APPLIED_ANNOTATION } from './dynamic-apply.js'
+export type { CompositeHooks, HookFunction } from './composite/composite-kind.js'
+export { compositeFinalizer, CONTROLLER_UID_LABEL } from './composite/composite-kind.js'
+export { applyUpdate, setLastApplied, LAST_APPLIED_ANNOTATION } from './children/dynamic-apply.js'
 export type {
   CompositeSyncRequest,
   CompositeSyncResponse,

@@ -38,11 +38,14 @@ import type {
 } from '../../api/hook-model.js'
 import { gvkKey, uniformKey } from '../../api/hook-model.js'
 import { hookCodec } from '../../api/wire/codecs.js'
-import { CONTROLLER_UID_LABEL } from '../../engine/composite-kind.js'
-import { InvalidDesiredChildError, prepareDesiredChildren } from '../../engine/desired-children.js'
-import { planChildren } from '../../engine/plan-children.js'
-import type { ChildPlan, ChildType, PlannedStep } from '../../engine/plan-children.js'
-import { postWebhook } from '../../engine/post-webhook.js'
+import { CONTROLLER_UID_LABEL } from '../../engine/composite/composite-kind.js'
+import {
+  InvalidDesiredChildError,
+  prepareDesiredChildren,
+} from '../../engine/children/desired-children.js'
+import { planChildren } from '../../engine/children/plan-children.js'
+import type { ChildPlan, ChildType, PlannedStep } from '../../engine/children/plan-children.js'
+import { postWebhook } from '../../engine/hooks/post-webhook.js'
 import { inProcessHooks } from '../../sdk/in-process.js'
 import type { CompositeHook } from '../../sdk/hook-types.js'
 import { parseManifests } from '../../testing/install-crds.js'

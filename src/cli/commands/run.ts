@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander'
 import { parseGoDuration } from '../../core/go-duration.js'
 import { Engine } from '../../engine/engine.js'
-import { parseListenAddress, startOpsServer } from '../../engine/ops-server.js'
+import { parseListenAddress, startOpsServer } from '../../engine/ops/ops-server.js'
 import { createLogger } from '../../runtime/logger.js'
 import type { LogFormat, LogLevel } from '../../runtime/logger.js'
 import { CliError } from '../cli-error.js'

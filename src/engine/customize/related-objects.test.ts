@@ -2,9 +2,9 @@
 // and the matching rules (incl. v2 cross-namespace), over plain object stores.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import type { KubeObject } from '../core/kube-object.js'
-import type { HookVersion, RelatedResourceRule } from '../api/hook-model.js'
-import { ObjectStore } from '../runtime/object-store.js'
+import type { KubeObject } from '../../core/kube-object.js'
+import type { HookVersion, RelatedResourceRule } from '../../api/hook-model.js'
+import { ObjectStore } from '../../runtime/object-store.js'
 import {
   RelatedRuleError,
   matchesRelatedSelection,

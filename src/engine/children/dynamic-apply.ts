@@ -18,8 +18,8 @@
  *
  * @module
  */
-import type { JsonObject, KubeObject } from '../core/kube-object.js'
-import { isJsonObject } from '../core/kube-object.js'
+import type { JsonObject, KubeObject } from '../../core/kube-object.js'
+import { isJsonObject } from '../../core/kube-object.js'
 import { compareGoStrings, marshalGoJson } from './marshal-go-json.js'
 
 /** The annotation holding the JSON of what Metacontroller last applied to an object. */

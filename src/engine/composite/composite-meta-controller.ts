@@ -6,18 +6,18 @@
  * @module
  */
 import { isDeepStrictEqual } from 'node:util'
-import type { KubeObject } from '../core/kube-object.js'
-import { ControllerSpecError } from '../api/controller-spec-error.js'
-import { parseCompositeControllerSpec } from '../api/composite-controller-spec.js'
-import { Action, ControllerLoop } from '../runtime/controller-loop.js'
-import { TerminalError } from '../runtime/reconcile-errors.js'
-import type { InformerLease } from '../runtime/shared-informers.js'
-import { WorkQueue } from '../runtime/work-queue.js'
-import type { CompositeControllerDefinition, EngineContext } from './engine-context.js'
+import type { KubeObject } from '../../core/kube-object.js'
+import { ControllerSpecError } from '../../api/controller-spec-error.js'
+import { parseCompositeControllerSpec } from '../../api/composite-controller-spec.js'
+import { Action, ControllerLoop } from '../../runtime/controller-loop.js'
+import { TerminalError } from '../../runtime/reconcile-errors.js'
+import type { InformerLease } from '../../runtime/shared-informers.js'
+import { WorkQueue } from '../../runtime/work-queue.js'
+import type { CompositeControllerDefinition, EngineContext } from '../engine-context.js'
 import { startCompositeController } from './start-composite-controller.js'
 import type { HostedController } from './start-composite-controller.js'
-import { webhookCompositeHooks } from './webhook-hooks.js'
-import { COMPOSITE_CONTROLLERS } from '../kube/well-known-resources.js'
+import { webhookCompositeHooks } from '../hooks/webhook-hooks.js'
+import { COMPOSITE_CONTROLLERS } from '../../kube/well-known-resources.js'
 
 interface Running {
   readonly spec: unknown

@@ -6,14 +6,14 @@
  * @module
  */
 import { randomBytes } from 'node:crypto'
-import type { KubeObject } from '../core/kube-object.js'
-import type { DynamicClient } from '../kube/dynamic-client.js'
-import type { Clock } from '../runtime/clock.js'
-import { systemClock } from '../runtime/clock.js'
-import type { Logger } from '../runtime/logger.js'
-import { silentLogger } from '../runtime/logger.js'
-import { TokenBucket } from '../runtime/token-bucket.js'
-import { EVENTS } from '../kube/well-known-resources.js'
+import type { KubeObject } from '../../core/kube-object.js'
+import type { DynamicClient } from '../../kube/dynamic-client.js'
+import type { Clock } from '../../runtime/clock.js'
+import { systemClock } from '../../runtime/clock.js'
+import type { Logger } from '../../runtime/logger.js'
+import { silentLogger } from '../../runtime/logger.js'
+import { TokenBucket } from '../../runtime/token-bucket.js'
+import { EVENTS } from '../../kube/well-known-resources.js'
 
 /** Event type. */
 export type EventType = 'Normal' | 'Warning'

@@ -21,11 +21,11 @@
  *
  * @module
  */
-import type { KubeObject } from '../core/kube-object.js'
-import { isDeleting, makeControllerRef } from '../core/owner-references.js'
-import type { ObjectsByType } from '../api/hook-model.js'
-import type { UpdateMethod } from '../api/composite-controller-spec.js'
-import type { ResourceRef } from '../kube/dynamic-client.js'
+import type { KubeObject } from '../../core/kube-object.js'
+import { isDeleting, makeControllerRef } from '../../core/owner-references.js'
+import type { ObjectsByType } from '../../api/hook-model.js'
+import type { UpdateMethod } from '../../api/composite-controller-spec.js'
+import type { ResourceRef } from '../../kube/dynamic-client.js'
 import { applyUpdate, isSemanticallyEqual, setLastApplied } from './dynamic-apply.js'
 import type { DesiredChildren } from './desired-children.js'
 

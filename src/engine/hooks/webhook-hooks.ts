@@ -9,18 +9,18 @@ import type {
   CompositeControllerSpec,
   HookSpec,
   WebhookSpec,
-} from '../api/composite-controller-spec.js'
+} from '../../api/composite-controller-spec.js'
 import type {
   CompositeSyncRequest,
   CompositeSyncResponse,
   CustomizeRequest,
   CustomizeResponse,
   HookName,
-} from '../api/hook-model.js'
-import type { DecodedResponse } from '../api/wire/decode-response.js'
-import { hookCodec } from '../api/wire/codecs.js'
-import type { Logger } from '../runtime/logger.js'
-import type { CompositeHooks, HookFunction } from './composite-kind.js'
+} from '../../api/hook-model.js'
+import type { DecodedResponse } from '../../api/wire/decode-response.js'
+import { hookCodec } from '../../api/wire/codecs.js'
+import type { Logger } from '../../runtime/logger.js'
+import type { CompositeHooks, HookFunction } from '../composite/composite-kind.js'
 import { postWebhook } from './post-webhook.js'
 
 /** How one hook's requests and responses go over the wire. */

@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import type { KubeObject } from '../core/kube-object.js'
+import type { KubeObject } from '../../core/kube-object.js'
 import type {
   DynamicClient,
   PatchOptions,
   ResourceRef,
   WriteOptions,
-} from '../kube/dynamic-client.js'
-import { FakeClock } from '../runtime/fake-clock.js'
-import type { LogFields, Logger } from '../runtime/logger.js'
+} from '../../kube/dynamic-client.js'
+import { FakeClock } from '../../runtime/fake-clock.js'
+import type { LogFields, Logger } from '../../runtime/logger.js'
 import { EventRecorder } from './event-recorder.js'
 
 interface CreateCall {

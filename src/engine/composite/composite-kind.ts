@@ -5,13 +5,13 @@
  * @module
  */
 import { isDeepStrictEqual } from 'node:util'
-import type { JsonObject, KubeObject } from '../core/kube-object.js'
-import { isJsonObject } from '../core/kube-object.js'
-import { compileLabelSelector } from '../core/label-selector.js'
-import { controllerRefOf, groupOf, isDeleting } from '../core/owner-references.js'
-import type { CompositeControllerSpec } from '../api/composite-controller-spec.js'
-import { parseLabelSelector } from '../api/composite-controller-spec.js'
-import { ControllerSpecError } from '../api/controller-spec-error.js'
+import type { JsonObject, KubeObject } from '../../core/kube-object.js'
+import { isJsonObject } from '../../core/kube-object.js'
+import { compileLabelSelector } from '../../core/label-selector.js'
+import { controllerRefOf, groupOf, isDeleting } from '../../core/owner-references.js'
+import type { CompositeControllerSpec } from '../../api/composite-controller-spec.js'
+import { parseLabelSelector } from '../../api/composite-controller-spec.js'
+import { ControllerSpecError } from '../../api/controller-spec-error.js'
 import type {
   CompositeSyncRequest,
   CompositeSyncResponse,
@@ -19,26 +19,26 @@ import type {
   CustomizeResponse,
   LabelSelectorSpec,
   ObjectsByType,
-} from '../api/hook-model.js'
-import { gvkKey, uniformKey } from '../api/hook-model.js'
-import type { Discovery } from '../kube/discovery.js'
-import { ConflictError, NotFoundError } from '../kube/api-error.js'
-import type { DynamicClient } from '../kube/dynamic-client.js'
-import type { ResourceInfo } from '../kube/resource-map.js'
-import { Action } from '../runtime/controller-loop.js'
-import type { ReconcileContext } from '../runtime/controller-loop.js'
-import type { Logger } from '../runtime/logger.js'
-import { objectKey } from '../runtime/object-store.js'
-import { NotSyncedError, RetryAfterError, TerminalError } from '../runtime/reconcile-errors.js'
-import type { SharedInformers } from '../runtime/shared-informers.js'
-import { claimCandidates, claimChildren } from './claim-children.js'
-import { prepareDesiredChildren } from './desired-children.js'
-import type { EventSink } from './event-recorder.js'
-import { updateLive } from './live-update.js'
-import { manageChildren } from './manage-children.js'
-import type { ChildType } from './manage-children.js'
-import type { ControllerCaches, ControllerKind, WatchSource } from './parent-controller.js'
-import { RelatedObjectsManager } from './related-objects-manager.js'
+} from '../../api/hook-model.js'
+import { gvkKey, uniformKey } from '../../api/hook-model.js'
+import type { Discovery } from '../../kube/discovery.js'
+import { ConflictError, NotFoundError } from '../../kube/api-error.js'
+import type { DynamicClient } from '../../kube/dynamic-client.js'
+import type { ResourceInfo } from '../../kube/resource-map.js'
+import { Action } from '../../runtime/controller-loop.js'
+import type { ReconcileContext } from '../../runtime/controller-loop.js'
+import type { Logger } from '../../runtime/logger.js'
+import { objectKey } from '../../runtime/object-store.js'
+import { NotSyncedError, RetryAfterError, TerminalError } from '../../runtime/reconcile-errors.js'
+import type { SharedInformers } from '../../runtime/shared-informers.js'
+import { claimCandidates, claimChildren } from '../children/claim-children.js'
+import { prepareDesiredChildren } from '../children/desired-children.js'
+import type { EventSink } from '../events/event-recorder.js'
+import { updateLive } from '../children/live-update.js'
+import { manageChildren } from '../children/manage-children.js'
+import type { ChildType } from '../children/manage-children.js'
+import type { ControllerCaches, ControllerKind, WatchSource } from '../loop/parent-controller.js'
+import { RelatedObjectsManager } from '../customize/related-objects-manager.js'
 
 /** Calls one hook: a webhook, or a TypeScript function in-process. */
 export type HookFunction<Request, Response> = (

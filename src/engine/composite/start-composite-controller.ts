@@ -1,6 +1,6 @@
 import { checkParentResource, compositeKind } from './composite-kind.js'
-import type { CompositeControllerDefinition, EngineContext } from './engine-context.js'
-import { ParentController } from './parent-controller.js'
+import type { CompositeControllerDefinition, EngineContext } from '../engine-context.js'
+import { ParentController } from '../loop/parent-controller.js'
 
 /** How long a hosted controller's caches may take to sync before its start fails (2 min). */
 export const CACHE_SYNC_TIMEOUT_MS = 120_000

@@ -1,6 +1,6 @@
-import type { KubeObject } from '../core/kube-object.js'
-import { ConflictError, NotFoundError } from '../kube/api-error.js'
-import type { DynamicClient, ResourceRef } from '../kube/dynamic-client.js'
+import type { KubeObject } from '../../core/kube-object.js'
+import { ConflictError, NotFoundError } from '../../kube/api-error.js'
+import type { DynamicClient, ResourceRef } from '../../kube/dynamic-client.js'
 
 /** Options of {@link updateLive}. */
 export interface LiveUpdateOptions {

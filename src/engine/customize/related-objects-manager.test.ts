@@ -1,14 +1,18 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import type { KubeList, KubeObject } from '../core/kube-object.js'
-import type { CustomizeRequest, CustomizeResponse, RelatedResourceRule } from '../api/hook-model.js'
-import type { ResourceRef } from '../kube/dynamic-client.js'
-import type { ResourceInfo } from '../kube/resource-map.js'
-import type { WatchEvent } from '../kube/watch-event.js'
-import type { ListWatcher } from '../runtime/list-watcher.js'
-import { silentLogger } from '../runtime/logger.js'
-import { NotSyncedError } from '../runtime/reconcile-errors.js'
-import { SharedInformers } from '../runtime/shared-informers.js'
+import type { KubeList, KubeObject } from '../../core/kube-object.js'
+import type {
+  CustomizeRequest,
+  CustomizeResponse,
+  RelatedResourceRule,
+} from '../../api/hook-model.js'
+import type { ResourceRef } from '../../kube/dynamic-client.js'
+import type { ResourceInfo } from '../../kube/resource-map.js'
+import type { WatchEvent } from '../../kube/watch-event.js'
+import type { ListWatcher } from '../../runtime/list-watcher.js'
+import { silentLogger } from '../../runtime/logger.js'
+import { NotSyncedError } from '../../runtime/reconcile-errors.js'
+import { SharedInformers } from '../../runtime/shared-informers.js'
 import { RelatedObjectsManager } from './related-objects-manager.js'
 import { RelatedRuleError } from './related-objects.js'
 

@@ -9,9 +9,9 @@
  *
  * @module
  */
-import type { KubeObject } from '../core/kube-object.js'
-import { isJsonObject } from '../core/kube-object.js'
-import { gvkKey, uniformKey } from '../api/hook-model.js'
+import type { KubeObject } from '../../core/kube-object.js'
+import { isJsonObject } from '../../core/kube-object.js'
+import { gvkKey, uniformKey } from '../../api/hook-model.js'
 
 /**
  * Raised for a hook response that asks for children the engine must not create; the sync is

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import type { JsonObject, KubeObject } from '../core/kube-object.js'
+import type { JsonObject, KubeObject } from '../../core/kube-object.js'
 import {
   LAST_APPLIED_ANNOTATION,
   LastAppliedError,

@@ -12,10 +12,10 @@
  *
  * @module
  */
-import type { KubeObject } from '../core/kube-object.js'
-import { AlreadyExistsError, ConflictError, NotFoundError } from '../kube/api-error.js'
-import type { DynamicClient, ResourceRef } from '../kube/dynamic-client.js'
-import type { ObjectsByType } from '../api/hook-model.js'
+import type { KubeObject } from '../../core/kube-object.js'
+import { AlreadyExistsError, ConflictError, NotFoundError } from '../../kube/api-error.js'
+import type { DynamicClient, ResourceRef } from '../../kube/dynamic-client.js'
+import type { ObjectsByType } from '../../api/hook-model.js'
 import type { DesiredChildren } from './desired-children.js'
 import { planChildren } from './plan-children.js'
 import type { ChildType, PlannedStep } from './plan-children.js'

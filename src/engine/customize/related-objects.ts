@@ -14,12 +14,12 @@
  *
  * @module
  */
-import type { KubeObject } from '../core/kube-object.js'
-import { compileLabelSelector, isEmptySelector } from '../core/label-selector.js'
-import type { LabelMatcher } from '../core/label-selector.js'
-import type { HookVersion, ObjectsByType, RelatedResourceRule } from '../api/hook-model.js'
-import { gvkKey, uniformKey } from '../api/hook-model.js'
-import type { ObjectReader } from '../runtime/object-store.js'
+import type { KubeObject } from '../../core/kube-object.js'
+import { compileLabelSelector, isEmptySelector } from '../../core/label-selector.js'
+import type { LabelMatcher } from '../../core/label-selector.js'
+import type { HookVersion, ObjectsByType, RelatedResourceRule } from '../../api/hook-model.js'
+import { gvkKey, uniformKey } from '../../api/hook-model.js'
+import type { ObjectReader } from '../../runtime/object-store.js'
 
 /**
  * How a related rule selects objects (upstream's `relatedObjectsSelectionType`).

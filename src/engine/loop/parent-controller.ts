@@ -6,19 +6,19 @@
  *
  * @module
  */
-import type { KubeObject } from '../core/kube-object.js'
-import type { ResourceRef } from '../kube/dynamic-client.js'
-import { ControllerLoop } from '../runtime/controller-loop.js'
+import type { KubeObject } from '../../core/kube-object.js'
+import type { ResourceRef } from '../../kube/dynamic-client.js'
+import { ControllerLoop } from '../../runtime/controller-loop.js'
 import type {
   Action,
   ControllerLoopObserver,
   ReconcileContext,
-} from '../runtime/controller-loop.js'
-import type { Informer, InformerHandlers } from '../runtime/informer.js'
-import type { ListWatchScope } from '../runtime/list-watcher.js'
-import type { SharedInformers, InformerLease } from '../runtime/shared-informers.js'
-import { WorkQueue } from '../runtime/work-queue.js'
-import type { WorkQueueMetrics } from '../runtime/work-queue-metrics.js'
+} from '../../runtime/controller-loop.js'
+import type { Informer, InformerHandlers } from '../../runtime/informer.js'
+import type { ListWatchScope } from '../../runtime/list-watcher.js'
+import type { SharedInformers, InformerLease } from '../../runtime/shared-informers.js'
+import { WorkQueue } from '../../runtime/work-queue.js'
+import type { WorkQueueMetrics } from '../../runtime/work-queue-metrics.js'
 
 /** A watched collection: a resource and an optional scope. */
 export interface WatchSource {

@@ -1,6 +1,6 @@
 import { request } from 'undici'
 import type { Agent } from 'undici'
-import { RetryAfterError } from '../runtime/reconcile-errors.js'
+import { RetryAfterError } from '../../runtime/reconcile-errors.js'
 import { HookCallError } from './hook-errors.js'
 
 /** Options of {@link postWebhook}. */

@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import type { KubeObject } from '../core/kube-object.js'
-import type { UpdateMethod } from '../api/composite-controller-spec.js'
+import type { KubeObject } from '../../core/kube-object.js'
+import type { UpdateMethod } from '../../api/composite-controller-spec.js'
 import {
   AlreadyExistsError,
   ConflictError,
   InvalidError,
   NotFoundError,
-} from '../kube/api-error.js'
-import type { ApiError } from '../kube/api-error.js'
-import type { DeleteOptions, DynamicClient, ResourceRef } from '../kube/dynamic-client.js'
+} from '../../kube/api-error.js'
+import type { ApiError } from '../../kube/api-error.js'
+import type { DeleteOptions, DynamicClient, ResourceRef } from '../../kube/dynamic-client.js'
 import { LAST_APPLIED_ANNOTATION, setLastApplied } from './dynamic-apply.js'
 import { manageChildren } from './manage-children.js'
 import type { ChildType } from './manage-children.js'

@@ -4,12 +4,12 @@
  *
  * @module
  */
-import type { KubeObject } from '../core/kube-object.js'
-import { controllerRefOf, isDeleting } from '../core/owner-references.js'
-import type { OwnerReference } from '../core/kube-object.js'
-import { NotFoundError } from '../kube/api-error.js'
-import type { DynamicClient, ResourceRef } from '../kube/dynamic-client.js'
-import type { ObjectReader } from '../runtime/object-store.js'
+import type { KubeObject } from '../../core/kube-object.js'
+import { controllerRefOf, isDeleting } from '../../core/owner-references.js'
+import type { OwnerReference } from '../../core/kube-object.js'
+import { NotFoundError } from '../../kube/api-error.js'
+import type { DynamicClient, ResourceRef } from '../../kube/dynamic-client.js'
+import type { ObjectReader } from '../../runtime/object-store.js'
 import { updateLive } from './live-update.js'
 
 /** What {@link claimChildren} needs. */

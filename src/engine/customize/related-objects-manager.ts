@@ -24,22 +24,22 @@
  *
  * @module
  */
-import type { KubeObject } from '../core/kube-object.js'
+import type { KubeObject } from '../../core/kube-object.js'
 import type {
   CustomizeRequest,
   CustomizeResponse,
   HookVersion,
   ObjectsByType,
   RelatedResourceRule,
-} from '../api/hook-model.js'
-import type { Discovery } from '../kube/discovery.js'
-import type { ResourceRef } from '../kube/dynamic-client.js'
-import type { ResourceInfo } from '../kube/resource-map.js'
-import type { Informer } from '../runtime/informer.js'
-import type { Logger } from '../runtime/logger.js'
-import { NotSyncedError } from '../runtime/reconcile-errors.js'
-import type { InformerLease, SharedInformers } from '../runtime/shared-informers.js'
-import type { HookFunction } from './composite-kind.js'
+} from '../../api/hook-model.js'
+import type { Discovery } from '../../kube/discovery.js'
+import type { ResourceRef } from '../../kube/dynamic-client.js'
+import type { ResourceInfo } from '../../kube/resource-map.js'
+import type { Informer } from '../../runtime/informer.js'
+import type { Logger } from '../../runtime/logger.js'
+import { NotSyncedError } from '../../runtime/reconcile-errors.js'
+import type { InformerLease, SharedInformers } from '../../runtime/shared-informers.js'
+import type { HookFunction } from '../composite/composite-kind.js'
 import { CustomizeCache } from './customize-cache.js'
 import type { CustomizeCacheOptions } from './customize-cache.js'
 import {
