@@ -1,0 +1,327 @@
+/**
+ * Field parsers shared by the CompositeController and DecoratorController spec parsers.
+ *
+ * @remarks
+ * Both CRDs use the same building blocks (resource rules, label selectors, hooks and webhooks,
+ * update strategies, `resyncPeriodSeconds`), and both must apply the same defaults and report the
+ * same errors for them, so each building block is parsed here once. Every parser takes the dot
+ * path of the value it reads and throws a {@link ControllerSpecError} naming the offending field.
+ *
+ * @module
+ */
+import { parseGoDuration } from '../core/go-duration.js'
+import { isJsonObject } from '../core/kube-object.js'
+import type { JsonObject } from '../core/kube-object.js'
+import type { LabelSelectorRequirement } from '../core/label-selector.js'
+import { ControllerSpecError } from './controller-spec-error.js'
+import type { HookVersion, LabelSelectorSpec, ResponseDecodeMode } from './hook-model.js'
+
+/** A resource named by apiVersion and plural resource name. */
+export interface ResourceRule {
+  readonly apiVersion: string
+  readonly resource: string
+}
+
+/** How existing children that differ from the desired state are updated. */
+export type UpdateMethod =
+  'OnDelete' | 'Recreate' | 'InPlace' | 'RollingRecreate' | 'RollingInPlace'
+
+/** Every update method, in the order error messages list them. */
+export const UPDATE_METHODS: readonly UpdateMethod[] = [
+  'OnDelete',
+  'Recreate',
+  'InPlace',
+  'RollingRecreate',
+  'RollingInPlace',
+]
+
+/** A child rule of a CompositeController, or an attachment rule of a DecoratorController. */
+export interface ChildRule extends ResourceRule {
+  readonly updateMethod: UpdateMethod
+}
+
+/** Where and how a webhook is called. */
+export interface WebhookSpec {
+  /** Full URL (from `url`, or built from `service` + `path`). */
+  readonly url: string
+  readonly timeoutMs: number
+  /** Explicit `responseUnMarshallMode`; the version's default applies when absent. */
+  readonly decodeMode: ResponseDecodeMode | undefined
+}
+
+/** One hook: its protocol version and, when enabled, its webhook. */
+export interface HookSpec {
+  readonly version: HookVersion
+  /** Absent for a hook with no webhook (upstream: "disabled"). */
+  readonly webhook: WebhookSpec | undefined
+}
+
+/** The hooks both controller kinds use; each is absent when the spec does not name it. */
+export interface ControllerHooks {
+  readonly sync: HookSpec | undefined
+  readonly finalize: HookSpec | undefined
+  readonly customize: HookSpec | undefined
+}
+
+/** Default webhook timeout (10 s). */
+export const DEFAULT_WEBHOOK_TIMEOUT_MS = 10_000
+
+/** Returns `value` as an object, or throws "must be an object" for `path`. */
+export function field(value: unknown, path: string): JsonObject {
+  if (!isJsonObject(value)) throw new ControllerSpecError(path, 'must be an object')
+  return value
+}
+
+/** Returns `value` as an object, undefined when absent or null, or throws for `path`. */
+export function optionalObject(value: unknown, path: string): JsonObject | undefined {
+  return value === undefined || value === null ? undefined : field(value, path)
+}
+
+/** Reads `object[key]`, which must be a non-empty string. */
+export function requiredString(object: JsonObject, key: string, path: string): string {
+  const value = object[key]
+  if (typeof value !== 'string' || value === '') {
+    throw new ControllerSpecError(`${path}.${key}`, 'is required and must be a non-empty string')
+  }
+  return value
+}
+
+/** Reads `object[key]` as a string, undefined when absent or null. */
+export function optionalString(object: JsonObject, key: string, path: string): string | undefined {
+  const value = object[key]
+  if (value === undefined || value === null) return undefined
+  if (typeof value !== 'string') throw new ControllerSpecError(`${path}.${key}`, 'must be a string')
+  return value
+}
+
+/** Reads `object[key]` as a boolean; absent or null means false (the CRD default). */
+export function optionalBoolean(object: JsonObject, key: string, path: string): boolean {
+  const value = object[key]
+  if (value === undefined || value === null) return false
+  if (typeof value !== 'boolean')
+    throw new ControllerSpecError(`${path}.${key}`, 'must be a boolean')
+  return value
+}
+
+/** Reads the `apiVersion` and `resource` of a rule object at `path`. */
+export function resourceRule(value: unknown, path: string): ResourceRule {
+  const object = field(value, path)
+  return {
+    apiVersion: requiredString(object, 'apiVersion', path),
+    resource: requiredString(object, 'resource', path),
+  }
+}
+
+/** The two parts of a selector object, shape-checked; absent parts are undefined. */
+export interface SelectorParts {
+  /** The exact-match map (`matchLabels` or `matchAnnotations`). */
+  readonly exact: Record<string, string> | undefined
+  readonly matchExpressions: LabelSelectorRequirement[] | undefined
+}
+
+/**
+ * Shape-checks a selector object whose exact-match map is called `exactField`.
+ *
+ * @remarks
+ * Label and annotation selectors differ only in that name, so both are read here. Only the shape
+ * is checked; key and value syntax is the business of the compiled matchers in `core/`.
+ */
+export function parseSelectorParts(
+  value: unknown,
+  path: string,
+  exactField: 'matchLabels' | 'matchAnnotations'
+): SelectorParts | undefined {
+  const object = optionalObject(value, path)
+  if (object === undefined) return undefined
+  const exactObject = optionalObject(object[exactField], `${path}.${exactField}`)
+  const exact: Record<string, string> = {}
+  for (const [key, entry] of Object.entries(exactObject ?? {})) {
+    if (typeof entry !== 'string') {
+      throw new ControllerSpecError(`${path}.${exactField}.${key}`, 'must be a string')
+    }
+    exact[key] = entry
+  }
+  const rawExpressions = object['matchExpressions']
+  if (rawExpressions !== undefined && rawExpressions !== null && !Array.isArray(rawExpressions)) {
+    throw new ControllerSpecError(`${path}.matchExpressions`, 'must be a list')
+  }
+  const expressions = ((rawExpressions ?? []) as unknown[]).map((raw, i) =>
+    selectorRequirement(raw, `${path}.matchExpressions[${i}]`)
+  )
+  return {
+    exact: exactObject === undefined ? undefined : exact,
+    matchExpressions:
+      rawExpressions === undefined || rawExpressions === null ? undefined : expressions,
+  }
+}
+
+function selectorRequirement(raw: unknown, at: string): LabelSelectorRequirement {
+  const expression = field(raw, at)
+  const operator = requiredString(expression, 'operator', at)
+  if (!['In', 'NotIn', 'Exists', 'DoesNotExist'].includes(operator)) {
+    throw new ControllerSpecError(
+      `${at}.operator`,
+      `must be In, NotIn, Exists or DoesNotExist, not "${operator}"`
+    )
+  }
+  const values = expression['values']
+  if (
+    values !== undefined &&
+    values !== null &&
+    (!Array.isArray(values) || values.some((v) => typeof v !== 'string'))
+  ) {
+    throw new ControllerSpecError(`${at}.values`, 'must be a list of strings')
+  }
+  return {
+    key: requiredString(expression, 'key', at),
+    operator: operator as LabelSelectorRequirement['operator'],
+    ...(Array.isArray(values) ? { values: values as string[] } : {}),
+  }
+}
+
+/** Parses a label selector object, checking its shape (not its semantics). */
+export function parseLabelSelector(value: unknown, path: string): LabelSelectorSpec | undefined {
+  const parts = parseSelectorParts(value, path, 'matchLabels')
+  if (parts === undefined) return undefined
+  return {
+    ...(parts.exact === undefined ? {} : { matchLabels: parts.exact }),
+    ...(parts.matchExpressions === undefined ? {} : { matchExpressions: parts.matchExpressions }),
+  }
+}
+
+/** Parses a webhook object; undefined when absent (a "disabled" hook). */
+export function parseWebhook(value: unknown, path: string): WebhookSpec | undefined {
+  const webhook = optionalObject(value, path)
+  if (webhook === undefined) return undefined
+  const target = webhookUrl(webhook, path)
+  const timeoutText = optionalString(webhook, 'timeout', path)
+  let timeoutMs = DEFAULT_WEBHOOK_TIMEOUT_MS
+  if (timeoutText !== undefined) {
+    const parsed = parseGoDuration(timeoutText)
+    if (parsed === undefined) {
+      throw new ControllerSpecError(
+        `${path}.timeout`,
+        `"${timeoutText}" is not a duration such as 10s or 1m`
+      )
+    }
+    // Upstream logs a zero or negative timeout and uses the default instead.
+    if (parsed > 0) timeoutMs = parsed
+  }
+  const mode = optionalString(webhook, 'responseUnMarshallMode', path)
+  if (mode !== undefined && mode !== 'loose' && mode !== 'strict') {
+    throw new ControllerSpecError(
+      `${path}.responseUnMarshallMode`,
+      `must be loose or strict, not "${mode}"`
+    )
+  }
+  return { url: target, timeoutMs, decodeMode: mode }
+}
+
+/** Builds the URL of a webhook: `url`, else `{protocol}://{name}.{namespace}:{port}{path}`. */
+function webhookUrl(webhook: JsonObject, path: string): string {
+  const url = optionalString(webhook, 'url', path)
+  const service = optionalObject(webhook['service'], `${path}.service`)
+  const hookPath = optionalString(webhook, 'path', path)
+  let target: string
+  if (url !== undefined && url !== '') {
+    target = url
+  } else if (service !== undefined && hookPath !== undefined) {
+    const name = requiredString(service, 'name', `${path}.service`)
+    const namespace = requiredString(service, 'namespace', `${path}.service`)
+    const port = service['port'] ?? 80
+    if (typeof port !== 'number' || !Number.isInteger(port)) {
+      throw new ControllerSpecError(`${path}.service.port`, 'must be an integer')
+    }
+    const protocol = optionalString(service, 'protocol', `${path}.service`) ?? 'http'
+    target = `${protocol}://${name}.${namespace}:${port}${hookPath}`
+  } else {
+    throw new ControllerSpecError(
+      path,
+      "invalid webhook config: must specify either a full 'url', or both 'service' and 'path'"
+    )
+  }
+  try {
+    new URL(target)
+  } catch {
+    throw new ControllerSpecError(path, `webhook URL "${target}" is not a valid URL`)
+  }
+  return target
+}
+
+/** Parses one hook; undefined when absent. An absent or empty version means v1. */
+export function parseHook(value: unknown, path: string): HookSpec | undefined {
+  const hook = optionalObject(value, path)
+  if (hook === undefined) return undefined
+  const version = optionalString(hook, 'version', path)
+  if (version !== undefined && version !== '' && version !== 'v1' && version !== 'v2') {
+    throw new ControllerSpecError(`${path}.version`, `must be v1 or v2, not "${version}"`)
+  }
+  return {
+    version: version === 'v2' ? 'v2' : 'v1',
+    webhook: parseWebhook(hook['webhook'], `${path}.webhook`),
+  }
+}
+
+/**
+ * Returns `spec.hooks`, which both controller kinds require.
+ *
+ * @remarks
+ * Separate from {@link parseHooks} so that a parser can report a missing `hooks` before it
+ * looks at later fields, and the hooks themselves after them.
+ */
+export function requiredHooks(root: JsonObject, path: string): JsonObject {
+  const hooks = optionalObject(root['hooks'], `${path}.hooks`)
+  // Upstream refuses to create a controller without hooks, in these words.
+  if (hooks === undefined) throw new ControllerSpecError(`${path}.hooks`, 'no hooks defined')
+  return hooks
+}
+
+/** Parses the sync, finalize and customize hooks of a `hooks` object at `path`. */
+export function parseHooks(hooks: JsonObject, path: string): ControllerHooks {
+  return {
+    sync: parseHook(hooks['sync'], `${path}.sync`),
+    finalize: parseHook(hooks['finalize'], `${path}.finalize`),
+    customize: parseHook(hooks['customize'], `${path}.customize`),
+  }
+}
+
+/**
+ * Parses a list of child (or attachment) rules; absent or null means none.
+ *
+ * @remarks
+ * An absent strategy or an empty method means OnDelete, as upstream: existing objects are then
+ * never updated.
+ */
+export function parseChildRules(value: unknown, path: string): ChildRule[] {
+  const rules = value ?? []
+  if (!Array.isArray(rules)) throw new ControllerSpecError(path, 'must be a list')
+  return rules.map((raw: unknown, i): ChildRule => {
+    const at = `${path}[${i}]`
+    const rule = resourceRule(raw, at)
+    const strategy = optionalObject(field(raw, at)['updateStrategy'], `${at}.updateStrategy`)
+    const method =
+      strategy === undefined
+        ? undefined
+        : optionalString(strategy, 'method', `${at}.updateStrategy`)
+    if (method !== undefined && method !== '' && !UPDATE_METHODS.includes(method as UpdateMethod)) {
+      throw new ControllerSpecError(
+        `${at}.updateStrategy.method`,
+        `must be one of ${UPDATE_METHODS.join(', ')}, not "${method}"`
+      )
+    }
+    return {
+      ...rule,
+      updateMethod: method === undefined || method === '' ? 'OnDelete' : (method as UpdateMethod),
+    }
+  })
+}
+
+/** Reads `resyncPeriodSeconds` of `root` (at `path`) in milliseconds; undefined when absent. */
+export function parseResyncPeriodMs(root: JsonObject, path: string): number | undefined {
+  const resync = root['resyncPeriodSeconds']
+  if (resync !== undefined && resync !== null && typeof resync !== 'number') {
+    throw new ControllerSpecError(`${path}.resyncPeriodSeconds`, 'must be a number')
+  }
+  // Upstream clamps the period to at least one second.
+  return typeof resync === 'number' ? Math.max(resync, 1) * 1000 : undefined
+}
