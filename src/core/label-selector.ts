@@ -8,6 +8,9 @@
  * selector matches everything; callers that must refuse empty selectors (a CompositeController
  * parent's `spec.selector`) check {@link isEmptySelector} first.
  *
+ * Annotation selectors (`annotation-selector.ts`) reuse the same requirements and matching through
+ * {@link compileMapSelector}, with their own key and value rules.
+ *
  * {@link LabelSelector} is structurally identical to `LabelSelectorSpec` in `api/hook-model.ts`
  * (core cannot import api), so a value of either type can be used wherever the other is expected.
  *
@@ -61,7 +64,40 @@ export function isEmptySelector(selector: LabelSelector | null | undefined): boo
  */
 export function compileLabelSelector(selector: LabelSelector | null | undefined): LabelMatcher {
   if (selector === null || selector === undefined) return matchEverything
-  const requirements = requirementsOf(selector)
+  return compileMapSelector(selector.matchLabels, selector.matchExpressions, LABELS)
+}
+
+/**
+ * What a selector selects over: how its keys and values are validated and how errors name them.
+ *
+ * @remarks
+ * Labels and annotations share the selector semantics but not the syntax rules (annotation values
+ * are free text), so the one implementation of requirements and matching takes the rules as data.
+ */
+export interface SelectorVocabulary {
+  /** The thing selected, for error messages: `label` or `annotation`. */
+  readonly noun: string
+  /** The field holding the exact matches: `matchLabels` or `matchAnnotations`. */
+  readonly exactField: string
+  /** Returns why a key is invalid, or undefined when it is valid. */
+  readonly keyProblem: (key: string) => string | undefined
+  /** Returns why a value is invalid, or undefined when it is valid. */
+  readonly valueProblem: (value: string) => string | undefined
+}
+
+/**
+ * Compiles the two parts of a selector over any string map (labels, annotations) into a matcher.
+ *
+ * @remarks
+ * Both parts may come straight from JSON and are validated with `vocabulary`'s rules; problems
+ * throw a {@link LabelSelectorError} worded with its noun. No requirements match everything.
+ */
+export function compileMapSelector(
+  exact: unknown,
+  expressions: unknown,
+  vocabulary: SelectorVocabulary
+): LabelMatcher {
+  const requirements = requirementsOf(exact, expressions, vocabulary)
   if (requirements.length === 0) return matchEverything
   return (labels) => requirements.every((requirement) => satisfies(requirement, labels))
 }
@@ -92,7 +128,7 @@ export function parseSelectorString(text: string): LabelSelector {
  */
 export function formatSelector(selector: LabelSelector | null | undefined): string {
   if (selector === null || selector === undefined) return ''
-  return requirementsOf(selector)
+  return requirementsOf(selector.matchLabels, selector.matchExpressions, LABELS)
     .sort((a, b) => compareStrings(a.key, b.key))
     .map(formatRequirement)
     .join(',')
@@ -167,57 +203,66 @@ function describe(value: unknown): string {
   return typeof value === 'object' ? 'an object' : typeof value
 }
 
-function invalid(message: string): LabelSelectorError {
-  return new LabelSelectorError(`invalid label selector: ${message}`)
+function invalid(message: string, vocabulary: SelectorVocabulary): LabelSelectorError {
+  return new LabelSelectorError(`invalid ${vocabulary.noun} selector: ${message}`)
 }
 
-/** Validates a selector (typed or straight from JSON) into requirements. */
-function requirementsOf(selector: LabelSelector): Requirement[] {
+/** Validates the parts of a selector (typed or straight from JSON) into requirements. */
+function requirementsOf(
+  exact: unknown,
+  expressions: unknown,
+  vocabulary: SelectorVocabulary
+): Requirement[] {
   const requirements: Requirement[] = []
-  const matchLabels: unknown = selector.matchLabels
-  if (matchLabels !== undefined && matchLabels !== null) {
-    if (!isRecord(matchLabels)) {
+  const { noun, exactField } = vocabulary
+  if (exact !== undefined && exact !== null) {
+    if (!isRecord(exact)) {
       throw invalid(
-        `matchLabels must be an object of label keys to values, not ${describe(matchLabels)}`
+        `${exactField} must be an object of ${noun} keys to values, not ${describe(exact)}`,
+        vocabulary
       )
     }
-    for (const [key, value] of Object.entries(matchLabels)) {
-      const at = `matchLabels[${JSON.stringify(key)}]`
+    for (const [key, value] of Object.entries(exact)) {
+      const at = `${exactField}[${JSON.stringify(key)}]`
       if (typeof value !== 'string') {
-        throw invalid(`${at} must be a string label value, not ${describe(value)}`)
+        throw invalid(`${at} must be a string ${noun} value, not ${describe(value)}`, vocabulary)
       }
       requirements.push({
-        key: checkKey(key, at),
+        key: checkKey(key, at, vocabulary),
         operator: 'Equals',
-        values: [checkValue(value, at)],
+        values: [checkValue(value, at, vocabulary)],
       })
     }
   }
-  const expressions: unknown = selector.matchExpressions
   if (expressions !== undefined && expressions !== null) {
     if (!Array.isArray(expressions)) {
-      throw invalid(`matchExpressions must be a list, not ${describe(expressions)}`)
+      throw invalid(`matchExpressions must be a list, not ${describe(expressions)}`, vocabulary)
     }
     for (const [index, expression] of (expressions as unknown[]).entries()) {
-      requirements.push(requirementOf(expression, `matchExpressions[${index}]`))
+      requirements.push(requirementOf(expression, `matchExpressions[${index}]`, vocabulary))
     }
   }
   return requirements
 }
 
-function requirementOf(expression: unknown, at: string): Requirement {
+function requirementOf(
+  expression: unknown,
+  at: string,
+  vocabulary: SelectorVocabulary
+): Requirement {
+  const invalidHere = (message: string): LabelSelectorError => invalid(message, vocabulary)
   if (!isRecord(expression)) {
-    throw invalid(
+    throw invalidHere(
       `${at} must be an object with "key", "operator" and "values", not ${describe(expression)}`
     )
   }
   const key = expression['key']
-  if (typeof key !== 'string') throw invalid(`${at}.key must be a string, not ${describe(key)}`)
-  checkKey(key, `${at}.key`)
+  if (typeof key !== 'string') throw invalidHere(`${at}.key must be a string, not ${describe(key)}`)
+  checkKey(key, `${at}.key`, vocabulary)
   const operator = expression['operator']
   const where = `${at} (key ${JSON.stringify(key)})`
   if (!isLabelSelectorOperator(operator)) {
-    throw invalid(
+    throw invalidHere(
       `${where}: operator ${describe(operator)} is not one of In, NotIn, Exists, DoesNotExist ` +
         `(operators are case-sensitive)`
     )
@@ -226,20 +271,20 @@ function requirementOf(expression: unknown, at: string): Requirement {
   const values: string[] = []
   if (rawValues !== undefined && rawValues !== null) {
     if (!Array.isArray(rawValues)) {
-      throw invalid(`${where}: values must be a list of strings, not ${describe(rawValues)}`)
+      throw invalidHere(`${where}: values must be a list of strings, not ${describe(rawValues)}`)
     }
     for (const value of rawValues as unknown[]) {
       if (typeof value !== 'string') {
-        throw invalid(`${where}: values must be a list of strings, found ${describe(value)}`)
+        throw invalidHere(`${where}: values must be a list of strings, found ${describe(value)}`)
       }
-      values.push(checkValue(value, `${where}: values`))
+      values.push(checkValue(value, `${where}: values`, vocabulary))
     }
   }
   if ((operator === 'In' || operator === 'NotIn') && values.length === 0) {
-    throw invalid(`${where}: operator ${operator} needs at least one entry in "values"`)
+    throw invalidHere(`${where}: operator ${operator} needs at least one entry in "values"`)
   }
   if ((operator === 'Exists' || operator === 'DoesNotExist') && values.length > 0) {
-    throw invalid(
+    throw invalidHere(
       `${where}: operator ${operator} takes no values; remove "values" (got ${JSON.stringify(values)})`
     )
   }
@@ -251,8 +296,8 @@ const DNS_SUBDOMAIN = /^[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]
 const NAME_RULE =
   "alphanumeric characters, '-', '_' or '.', and start and end with an alphanumeric character"
 
-/** Returns why a label key is invalid (Kubernetes `IsQualifiedName`), or undefined. */
-function labelKeyProblem(key: string): string | undefined {
+/** Returns why a label key is invalid (Kubernetes `IsQualifiedName`), or undefined if valid. */
+export function labelKeyProblem(key: string): string | undefined {
   let name = key
   const slash = key.indexOf('/')
   if (slash !== -1) {
@@ -279,17 +324,27 @@ function labelValueProblem(value: string): string | undefined {
   return undefined
 }
 
-function checkKey(key: string, at: string): string {
-  const problem = labelKeyProblem(key)
-  if (problem !== undefined)
-    throw invalid(`${at}: invalid label key ${JSON.stringify(key)}: ${problem}`)
+const LABELS: SelectorVocabulary = {
+  noun: 'label',
+  exactField: 'matchLabels',
+  keyProblem: labelKeyProblem,
+  valueProblem: labelValueProblem,
+}
+
+function checkKey(key: string, at: string, vocabulary: SelectorVocabulary = LABELS): string {
+  const problem = vocabulary.keyProblem(key)
+  if (problem !== undefined) {
+    const { noun } = vocabulary
+    throw invalid(`${at}: invalid ${noun} key ${JSON.stringify(key)}: ${problem}`, vocabulary)
+  }
   return key
 }
 
-function checkValue(value: string, at: string): string {
-  const problem = labelValueProblem(value)
+function checkValue(value: string, at: string, vocabulary: SelectorVocabulary = LABELS): string {
+  const problem = vocabulary.valueProblem(value)
   if (problem !== undefined) {
-    throw invalid(`${at}: invalid label value ${JSON.stringify(value)}: ${problem}`)
+    const { noun } = vocabulary
+    throw invalid(`${at}: invalid ${noun} value ${JSON.stringify(value)}: ${problem}`, vocabulary)
   }
   return value
 }
