@@ -36,11 +36,14 @@ export function gvkKey(apiVersion: string, kind: string): string {
   return `${kind}.${apiVersion}`
 }
 
-/** Returns the uniform object key: `namespace/name`, or `name` when cluster-scoped. */
-export function uniformKey(object: KubeObject): string {
-  const { namespace, name = '' } = object.metadata
-  return namespace === undefined || namespace === '' ? name : `${namespace}/${name}`
-}
+/**
+ * Calls one hook: a webhook, or a TypeScript function run in-process. The engine only ever calls
+ * hooks through this type, so both kinds of hook go through one pipeline.
+ */
+export type HookFunction<Request, Response> = (
+  request: Request,
+  signal: AbortSignal
+) => Promise<Response>
 
 /** A CompositeController sync or finalize request. */
 export interface CompositeSyncRequest {

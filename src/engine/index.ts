@@ -16,8 +16,10 @@
  */
 export { Engine } from './engine.js'
 export type { EngineOptions, InProcessCompositeController } from './engine.js'
-export type { CompositeHooks, HookFunction } from './composite/composite-kind.js'
-export { compositeFinalizer, CONTROLLER_UID_LABEL } from './composite/composite-kind.js'
+export type { CompositeHooks } from './composite/composite-kind.js'
+export type { HookFunction } from '../api/hook-model.js'
+export { compositeFinalizer } from './composite/composite-kind.js'
+export { CONTROLLER_UID_LABEL } from './composite/composite-selector.js'
 export { applyUpdate, setLastApplied, LAST_APPLIED_ANNOTATION } from './children/dynamic-apply.js'
 export type {
   CompositeSyncRequest,

@@ -1,3 +1,4 @@
+import { objectKey } from '../core/object-key.js'
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import type { KubeList, KubeObject } from '../core/kube-object.js'
@@ -7,7 +8,6 @@ import { FakeClock } from './fake-clock.js'
 import { Informer, WatchStatusError } from './informer.js'
 import type { InformerObserver, InformerOptions } from './informer.js'
 import type { ListWatcher } from './list-watcher.js'
-import { objectKey } from './object-store.js'
 
 type ListOptions = Parameters<ListWatcher['listPage']>[0]
 type WatchOptions = Parameters<ListWatcher['watch']>[0]

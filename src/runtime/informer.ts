@@ -32,6 +32,7 @@
  *
  * @module
  */
+import { objectKey } from '../core/object-key.js'
 import type { KubeObject } from '../core/kube-object.js'
 import { isJsonObject } from '../core/kube-object.js'
 import { GoneError } from '../kube/api-error.js'
@@ -41,7 +42,7 @@ import type { JitteredBackoffOptions } from './backoff.js'
 import { systemClock } from './clock.js'
 import type { Clock, TimerHandle } from './clock.js'
 import type { ListWatcher } from './list-watcher.js'
-import { ObjectStore, objectKey } from './object-store.js'
+import { ObjectStore } from './object-store.js'
 import type { ObjectReader } from './object-store.js'
 
 /** Callbacks for cache changes. */

@@ -1,7 +1,8 @@
+import { objectKey } from '../core/object-key.js'
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import type { KubeObject, OwnerReference } from '../core/kube-object.js'
-import { ObjectStore, controllerUid, objectKey } from './object-store.js'
+import { ObjectStore, controllerUid } from './object-store.js'
 
 function owner(uid: string, controller?: boolean): OwnerReference {
   return {

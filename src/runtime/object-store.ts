@@ -1,16 +1,5 @@
 import type { KubeObject } from '../core/kube-object.js'
-
-/** Returns the store key of an object: `namespace/name`, or `name` when cluster-scoped. */
-export function objectKey(object: KubeObject): string {
-  const { namespace, name = '' } = object.metadata
-  return namespace === undefined || namespace === '' ? name : `${namespace}/${name}`
-}
-
-/** Returns the object's namespace, or undefined when it is cluster-scoped (none, or empty). */
-function namespaceOf(object: KubeObject): string | undefined {
-  const { namespace } = object.metadata
-  return namespace === '' ? undefined : namespace
-}
+import { namespaceOf, objectKey } from '../core/object-key.js'
 
 /** Returns the UID of the object's controller owner reference, if it has one. */
 export function controllerUid(object: KubeObject): string | undefined {

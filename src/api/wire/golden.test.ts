@@ -1,5 +1,6 @@
 // Golden files for the v1 and v2 wire formats: request bodies built from a fixed internal model
 // must equal the stored JSON, and stored response bodies must decode (or fail) as recorded.
+import { objectKey } from '../../core/object-key.js'
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { describe, it } from 'node:test'
@@ -13,7 +14,7 @@ import type {
   LabelSelectorSpec,
   ObjectsByType,
 } from '../hook-model.js'
-import { gvkKey, uniformKey } from '../hook-model.js'
+import { gvkKey } from '../hook-model.js'
 import { HookResponseError } from '../hook-response-error.js'
 import type { HookResponseProblem } from '../hook-response-error.js'
 import { hookCodec } from './codecs.js'
@@ -42,7 +43,7 @@ function objectsByType(types: readonly string[], objects: readonly KubeObject[])
   for (const object of objects) {
     const type = gvkKey(object.apiVersion, object.kind)
     const group = map.get(type) ?? new Map<string, KubeObject>()
-    group.set(uniformKey(object), object)
+    group.set(objectKey(object), object)
     map.set(type, group)
   }
   return map

@@ -1,9 +1,9 @@
 // v1 (relative) and v2 (uniform) object maps, and the request envelopes built from them.
+import { objectKey } from '../../core/object-key.js'
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import type { KubeObject } from '../../core/kube-object.js'
 import type { ObjectsByType } from '../hook-model.js'
-import { uniformKey } from '../hook-model.js'
 import { controllerForHook, encodeCustomizeRequest } from './encode-request.js'
 import {
   encodeRelativeObjectMap,
@@ -24,7 +24,7 @@ function byType(entries: Record<string, readonly KubeObject[]>): ObjectsByType {
   return new Map(
     Object.entries(entries).map(([type, objects]) => [
       type,
-      new Map(objects.map((o) => [uniformKey(o), o])),
+      new Map(objects.map((o) => [objectKey(o), o])),
     ])
   )
 }

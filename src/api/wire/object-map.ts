@@ -71,15 +71,15 @@ function compareKeys(a: string, b: string): number {
 /** Builds a wire map; `keyOf` returns the wire key of an object, or undefined to drop it. */
 function buildMap(
   objects: ObjectsByType,
-  keyOf: (uniformKey: string, object: KubeObject) => string | undefined
+  keyOf: (objectKey: string, object: KubeObject) => string | undefined
 ): WireObjectMap {
   const types = [...objects.keys()].sort(compareKeys)
   // Object.fromEntries defines own properties, so no key can reach a prototype setter.
   return Object.fromEntries(
     types.map((type): [string, Record<string, KubeObject>] => {
       const entries: [string, KubeObject][] = []
-      for (const [uniformKey, object] of objects.get(type) ?? []) {
-        const key = keyOf(uniformKey, object)
+      for (const [objectKey, object] of objects.get(type) ?? []) {
+        const key = keyOf(objectKey, object)
         if (key !== undefined) entries.push([key, object])
       }
       entries.sort(([a], [b]) => compareKeys(a, b))

@@ -15,6 +15,7 @@
  *
  * @module
  */
+import { objectKey } from '../../core/object-key.js'
 import { existsSync, readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -36,9 +37,9 @@ import type {
   CompositeSyncResponse,
   LabelSelectorSpec,
 } from '../../api/hook-model.js'
-import { gvkKey, uniformKey } from '../../api/hook-model.js'
+import { gvkKey } from '../../api/hook-model.js'
 import { hookCodec } from '../../api/wire/codecs.js'
-import { CONTROLLER_UID_LABEL } from '../../engine/composite/composite-kind.js'
+import { CONTROLLER_UID_LABEL } from '../../engine/composite/composite-selector.js'
 import {
   InvalidDesiredChildError,
   prepareDesiredChildren,
@@ -94,7 +95,7 @@ function messageOf(error: unknown): string {
 }
 
 function describeObject(object: KubeObject): string {
-  return `${object.kind} ${uniformKey(object) || '(no name)'} (${object.apiVersion})`
+  return `${object.kind} ${objectKey(object) || '(no name)'} (${object.apiVersion})`
 }
 
 function readObjects(flag: string, path: string): KubeObject[] {
@@ -280,7 +281,7 @@ function resolveObserved(
       child.metadata.namespace = parentNamespace
     }
     const children = byRule.get(rule) ?? new Map<string, KubeObject>()
-    const key = uniformKey(child)
+    const key = objectKey(child)
     if (children.has(key)) {
       throw new CliError(`--observed ${file}: ${describeObject(child)} appears twice`)
     }

@@ -8,13 +8,14 @@ import type { KubeObject } from '../../core/kube-object.js'
 import { controllerRefOf, isDeleting } from '../../core/owner-references.js'
 import type { OwnerReference } from '../../core/kube-object.js'
 import { NotFoundError } from '../../kube/api-error.js'
-import type { DynamicClient, ResourceRef } from '../../kube/dynamic-client.js'
+import type { ResourceRef } from '../../kube/dynamic-client.js'
+import type { ObjectClient } from '../../kube/object-client.js'
 import type { ObjectReader } from '../../runtime/object-store.js'
 import { updateLive } from './live-update.js'
 
 /** What {@link claimChildren} needs. */
 export interface ClaimContext {
-  readonly client: DynamicClient
+  readonly client: Pick<ObjectClient, 'get' | 'update' | 'updateStatus'>
   readonly parent: KubeObject
   readonly parentRef: ResourceRef
   /** apiVersion and kind the adopted children's controller reference names (from discovery). */

@@ -9,9 +9,10 @@
  *
  * @module
  */
+import { objectKey } from '../../core/object-key.js'
 import type { KubeObject } from '../../core/kube-object.js'
 import { isJsonObject } from '../../core/kube-object.js'
-import { gvkKey, uniformKey } from '../../api/hook-model.js'
+import { gvkKey } from '../../api/hook-model.js'
 
 /**
  * Raised for a hook response that asks for children the engine must not create; the sync is
@@ -24,17 +25,23 @@ export class InvalidDesiredChildError extends Error {
 /** Desired children grouped by GVK key, then uniform key. */
 export type DesiredChildren = Map<string, Map<string, KubeObject>>
 
-/** What {@link prepareDesiredChildren} needs to know about the parent and the rules. */
-export interface DesiredChildrenContext {
-  readonly parent: KubeObject
+/** The controller's rules for desired children, whatever the parent. */
+export interface DesiredChildrenRules {
   /** GVK keys of the declared child rules, e.g. `Pod.v1`. */
   readonly declaredTypes: ReadonlySet<string>
   /** Whether each declared GVK key is namespaced. */
   readonly namespaced: ReadonlyMap<string, boolean>
   /** Labels to add when absent (`controller-uid` under `generateSelector`). */
   readonly injectLabels: Readonly<Record<string, string>>
+  /** Annotations to set on every child (the DecoratorController's marker). */
+  readonly injectAnnotations?: Readonly<Record<string, string>>
   /** The parent's selector; every child's labels must match it. */
   readonly matchesSelector: (labels: Readonly<Record<string, string>>) => boolean
+}
+
+/** What {@link prepareDesiredChildren} needs to know about the parent and the rules. */
+export interface DesiredChildrenContext extends DesiredChildrenRules {
+  readonly parent: KubeObject
 }
 
 function describe(child: KubeObject): string {
@@ -91,13 +98,25 @@ export function prepareDesiredChildren(
       )
     }
     child.metadata.labels = { ...context.injectLabels, ...labels }
+    const annotations = child.metadata.annotations ?? {}
+    if (
+      !isJsonObject(annotations) ||
+      Object.values(annotations).some((v) => typeof v !== 'string')
+    ) {
+      throw new InvalidDesiredChildError(
+        `annotations on desired child ${describe(child)} must be a map of strings`
+      )
+    }
+    if (context.injectAnnotations !== undefined) {
+      child.metadata.annotations = { ...annotations, ...context.injectAnnotations }
+    }
     if (!context.matchesSelector(child.metadata.labels)) {
       throw new InvalidDesiredChildError(
         `labels on desired child ${describe(child)} don't match parent selector: ` +
           JSON.stringify(child.metadata.labels)
       )
     }
-    const key = uniformKey(child)
+    const key = objectKey(child)
     if (bucket.has(key)) {
       throw new InvalidDesiredChildError(`desired child ${describe(child)} appears twice`)
     }

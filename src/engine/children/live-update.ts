@@ -1,6 +1,7 @@
 import type { KubeObject } from '../../core/kube-object.js'
 import { ConflictError, NotFoundError } from '../../kube/api-error.js'
-import type { DynamicClient, ResourceRef } from '../../kube/dynamic-client.js'
+import type { ResourceRef } from '../../kube/dynamic-client.js'
+import type { ObjectClient } from '../../kube/object-client.js'
 
 /** Options of {@link updateLive}. */
 export interface LiveUpdateOptions {
@@ -26,7 +27,7 @@ export interface LiveUpdateOptions {
  * (spec §8 item 37), so a deleted and recreated parent is never confused with the old one.
  */
 export async function updateLive(
-  client: DynamicClient,
+  client: Pick<ObjectClient, 'get' | 'update' | 'updateStatus'>,
   ref: ResourceRef,
   name: string,
   mutate: (current: KubeObject) => KubeObject | undefined,

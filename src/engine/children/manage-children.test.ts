@@ -9,9 +9,10 @@ import {
   NotFoundError,
 } from '../../kube/api-error.js'
 import type { ApiError } from '../../kube/api-error.js'
-import type { DeleteOptions, DynamicClient, ResourceRef } from '../../kube/dynamic-client.js'
+import type { DeleteOptions, ResourceRef } from '../../kube/dynamic-client.js'
 import { LAST_APPLIED_ANNOTATION, setLastApplied } from './dynamic-apply.js'
 import { manageChildren } from './manage-children.js'
+import { planChildren } from './plan-children.js'
 import type { ChildType } from './manage-children.js'
 
 const POD_REF: ResourceRef = { group: '', version: 'v1', resource: 'pods', namespaced: true }
@@ -81,11 +82,8 @@ async function manage(
   desired: readonly KubeObject[],
   method: UpdateMethod
 ): ReturnType<typeof manageChildren> {
-  return manageChildren(pods(observed), pods(desired), {
-    client: client as unknown as DynamicClient,
-    parent,
-    types: types(method),
-  })
+  const plan = planChildren(pods(observed), pods(desired), types(method), parent)
+  return manageChildren(plan, { client, types: types(method) })
 }
 
 describe('manageChildren', () => {

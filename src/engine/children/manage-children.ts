@@ -14,11 +14,9 @@
  */
 import type { KubeObject } from '../../core/kube-object.js'
 import { AlreadyExistsError, ConflictError, NotFoundError } from '../../kube/api-error.js'
-import type { DynamicClient, ResourceRef } from '../../kube/dynamic-client.js'
-import type { ObjectsByType } from '../../api/hook-model.js'
-import type { DesiredChildren } from './desired-children.js'
-import { planChildren } from './plan-children.js'
-import type { ChildType, PlannedStep } from './plan-children.js'
+import type { ResourceRef } from '../../kube/dynamic-client.js'
+import type { ObjectClient } from '../../kube/object-client.js'
+import type { ChildPlan, ChildType, PlannedStep } from './plan-children.js'
 
 export type { ChildType } from './plan-children.js'
 
@@ -31,9 +29,8 @@ export interface ManageResult {
 
 /** Options of {@link manageChildren}. */
 export interface ManageChildrenOptions {
-  readonly client: DynamicClient
-  readonly parent: KubeObject
-  /** Child types by GVK key. */
+  readonly client: Pick<ObjectClient, 'create' | 'update' | 'delete'>
+  /** Child types by GVK key: where each planned step is written. */
   readonly types: ReadonlyMap<string, ChildType>
   readonly signal?: AbortSignal
 }
@@ -51,21 +48,20 @@ function label(type: string, key: string): string {
 }
 
 /**
- * Deletes, creates and updates children so that observed matches desired.
+ * Executes a child plan: deletes, creates and updates children so that observed matches desired.
  *
  * @remarks
- * The decisions are {@link planChildren}'s; this only executes its steps, one at a time and in
- * order, so that one failing child does not block the others.
+ * The decisions are {@link planChildren}'s (through `planSync`); this only executes its steps:
+ * all deletes first, then the rest, up to {@link CHILD_WRITE_CONCURRENCY} writes at a time, so
+ * that one failing child does not block the others.
  *
  * @throws AggregateError with every error that was not an expected race.
  */
 export async function manageChildren(
-  observed: ObjectsByType,
-  desired: DesiredChildren,
+  plan: ChildPlan,
   options: ManageChildrenOptions
 ): Promise<ManageResult> {
   const { client } = options
-  const plan = planChildren(observed, desired, options.types, options.parent)
   const result: ManageResult = { created: [], updated: [], deleted: [] }
   const errors: unknown[] = []
   const call = options.signal === undefined ? {} : { signal: options.signal }
@@ -142,7 +138,7 @@ export async function manageChildren(
 }
 
 async function deleteChild(
-  client: DynamicClient,
+  client: Pick<ObjectClient, 'delete'>,
   ref: ResourceRef,
   child: KubeObject,
   call: { signal?: AbortSignal }

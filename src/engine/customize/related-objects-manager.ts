@@ -39,7 +39,7 @@ import type { Informer } from '../../runtime/informer.js'
 import type { Logger } from '../../runtime/logger.js'
 import { NotSyncedError } from '../../runtime/reconcile-errors.js'
 import type { InformerLease, SharedInformers } from '../../runtime/shared-informers.js'
-import type { HookFunction } from '../composite/composite-kind.js'
+import type { HookFunction } from '../../api/hook-model.js'
 import { CustomizeCache } from './customize-cache.js'
 import type { CustomizeCacheOptions } from './customize-cache.js'
 import {

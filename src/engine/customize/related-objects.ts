@@ -14,11 +14,12 @@
  *
  * @module
  */
+import { objectKey } from '../../core/object-key.js'
 import type { KubeObject } from '../../core/kube-object.js'
 import { compileLabelSelector, isEmptySelector } from '../../core/label-selector.js'
 import type { LabelMatcher } from '../../core/label-selector.js'
 import type { HookVersion, ObjectsByType, RelatedResourceRule } from '../../api/hook-model.js'
-import { gvkKey, uniformKey } from '../../api/hook-model.js'
+import { gvkKey } from '../../api/hook-model.js'
 import type { ObjectReader } from '../../runtime/object-store.js'
 
 /**
@@ -283,7 +284,7 @@ export function relatedObjectsByType(
     }
     for (const object of selectRelatedObjects(selection, store, namespaces)) {
       // Cached objects carry apiVersion and kind: the dynamic client fills them into list items.
-      objects.set(uniformKey(object), object)
+      objects.set(objectKey(object), object)
     }
   }
   return related

@@ -20,7 +20,8 @@ import type {
 import type { DecodedResponse } from '../../api/wire/decode-response.js'
 import { hookCodec } from '../../api/wire/codecs.js'
 import type { Logger } from '../../runtime/logger.js'
-import type { CompositeHooks, HookFunction } from '../composite/composite-kind.js'
+import type { CompositeHooks } from '../composite/composite-kind.js'
+import type { HookFunction } from '../../api/hook-model.js'
 import { postWebhook } from './post-webhook.js'
 
 /** How one hook's requests and responses go over the wire. */
