@@ -15,38 +15,31 @@
  *
  * @module
  */
-import { objectKey } from '../../core/object-key.js'
 import { existsSync, readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { Command, Option } from 'commander'
-import { Agent } from 'undici'
+import type { Agent } from 'undici'
 import { stringify } from 'yaml'
 import type { JsonObject, KubeObject } from '../../core/kube-object.js'
 import { isJsonObject } from '../../core/kube-object.js'
-import { compileLabelSelector } from '../../core/label-selector.js'
-import { controllerRefOf, isDeleting } from '../../core/owner-references.js'
+import { objectKey } from '../../core/object-key.js'
 import {
   DEFAULT_WEBHOOK_TIMEOUT_MS,
   parseCompositeControllerSpec,
-  parseLabelSelector,
 } from '../../api/composite-controller-spec.js'
 import type { ChildRule, CompositeControllerSpec } from '../../api/composite-controller-spec.js'
-import type {
-  CompositeSyncRequest,
-  CompositeSyncResponse,
-  LabelSelectorSpec,
-} from '../../api/hook-model.js'
+import type { CompositeSyncRequest, CompositeSyncResponse } from '../../api/hook-model.js'
 import { gvkKey } from '../../api/hook-model.js'
-import { hookCodec } from '../../api/wire/codecs.js'
-import { CONTROLLER_UID_LABEL } from '../../engine/composite/composite-selector.js'
-import {
-  InvalidDesiredChildError,
-  prepareDesiredChildren,
-} from '../../engine/children/desired-children.js'
-import { planChildren } from '../../engine/children/plan-children.js'
+import { TerminalError } from '../../runtime/reconcile-errors.js'
+import { decideClaim } from '../../engine/children/claim-children.js'
+import { InvalidDesiredChildError } from '../../engine/children/desired-children.js'
 import type { ChildPlan, ChildType, PlannedStep } from '../../engine/children/plan-children.js'
-import { postWebhook } from '../../engine/hooks/post-webhook.js'
+import { compositeSelector } from '../../engine/composite/composite-selector.js'
+import type { ParentSelector } from '../../engine/composite/composite-selector.js'
+import { compositeWire, webhookFunction } from '../../engine/hooks/webhook-hooks.js'
+import { planSync } from '../../engine/sync/plan-sync.js'
+import type { SyncPlan } from '../../engine/sync/plan-sync.js'
 import { inProcessHooks } from '../../sdk/in-process.js'
 import type { CompositeHook } from '../../sdk/hook-types.js'
 import { parseManifests } from '../../testing/install-crds.js'
@@ -163,66 +156,6 @@ function readParent(
   return parent
 }
 
-function selectorOf(
-  spec: CompositeControllerSpec,
-  parent: KubeObject
-): { labels: Record<string, string>; selector: LabelSelectorSpec } {
-  if (spec.generateSelector) {
-    const labels = { [CONTROLLER_UID_LABEL]: parent.metadata.uid ?? '' }
-    return { labels, selector: { matchLabels: labels } }
-  }
-  const parentSpec = parent['spec']
-  let selector: LabelSelectorSpec | undefined
-  try {
-    selector = parseLabelSelector(
-      isJsonObject(parentSpec) ? parentSpec['selector'] : undefined,
-      'spec.selector'
-    )
-  } catch (error) {
-    throw new CliError(`--parent: can't get label selector: ${messageOf(error)}`)
-  }
-  if (
-    selector === undefined ||
-    (Object.keys(selector.matchLabels ?? {}).length === 0 &&
-      (selector.matchExpressions ?? []).length === 0)
-  ) {
-    throw new CliError(
-      '--parent: .spec.selector must have either matchLabels, matchExpressions, or both ' +
-        '(or set spec.generateSelector on the controller)'
-    )
-  }
-  return { labels: {}, selector }
-}
-
-/**
- * Tells why the engine would not claim an observed child (Kubernetes' ControllerRefManager
- * rules, as `claimChildren` applies them), or `undefined` when it would.
- */
-function unclaimedReason(
-  child: KubeObject,
-  parent: KubeObject,
-  matches: (labels: Readonly<Record<string, string>>) => boolean
-): string | undefined {
-  const parentNamespace = parent.metadata.namespace ?? ''
-  const namespace = child.metadata.namespace ?? ''
-  if (parentNamespace !== '' && namespace !== parentNamespace) {
-    return `it is in namespace ${namespace || '(none)'}, not the parent's ${parentNamespace}`
-  }
-  const ref = controllerRefOf(child)
-  if (ref !== undefined && ref.uid !== parent.metadata.uid) {
-    return `it is controlled by ${ref.kind} ${ref.name} (uid ${ref.uid}), not by the parent`
-  }
-  if (!matches(child.metadata.labels ?? {})) {
-    return ref === undefined
-      ? "its labels do not match the parent's selector, so the engine would not adopt it"
-      : "its labels do not match the parent's selector, so the engine would release it"
-  }
-  if (ref === undefined && (isDeleting(child) || isDeleting(parent))) {
-    return 'the engine does not adopt an orphan while it or the parent is being deleted'
-  }
-  return undefined
-}
-
 function versionOf(apiVersion: string): { group: string; version: string } {
   const slash = apiVersion.indexOf('/')
   return slash === -1
@@ -333,25 +266,30 @@ function webhookHook(
   } catch {
     throw new CliError(`--hook-url: "${url}" is not a valid URL`)
   }
-  const hookSpec = finalizing ? (spec.hooks.finalize ?? spec.hooks.sync) : spec.hooks.sync
-  const codec = hookCodec(hookSpec?.version)
-  const agent = new Agent()
+  const hookSpec = (finalizing ? spec.hooks.finalize : undefined) ?? spec.hooks.sync
   const name = finalizing ? 'finalize' : 'sync'
-  return {
-    description: `hook ${url} (${codec.version})`,
-    call: async (request) => {
-      const text = await postWebhook(url, codec.encodeCompositeSync(request), {
-        timeoutMs: hookSpec?.webhook?.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS,
-        dispatcher: agent,
-      })
-      const decoded = codec.decodeCompositeSync(text, {
-        hook: name,
-        mode: hookSpec?.webhook?.decodeMode,
-      })
-      for (const warning of decoded.warnings) warn(`warning: hook response: ${warning}`)
-      return decoded.response
+  const agents: Agent[] = []
+  // The engine's own webhook call, pointed at --hook-url instead of the controller's URL.
+  const call = webhookFunction(
+    {
+      url,
+      timeoutMs: hookSpec?.webhook?.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS,
+      decodeMode: hookSpec?.webhook?.decodeMode,
     },
-    close: () => agent.close(),
+    name,
+    compositeWire(hookSpec ?? { version: 'v1', webhook: undefined }, name),
+    (warnings) => {
+      for (const warning of warnings) warn(`warning: hook response: ${warning}`)
+    },
+    agents
+  )
+  const signal = new AbortController().signal
+  return {
+    description: `hook ${url} (${hookSpec?.version ?? 'v1'})`,
+    call: (request) => call(request, signal),
+    close: async () => {
+      await Promise.all(agents.map((agent) => agent.close()))
+    },
   }
 }
 
@@ -421,13 +359,12 @@ async function renderChildren(
     readObjects('--observed', file).map((object) => ({ object, file }))
   )
   const { rules, byRule } = resolveObserved(spec, parent, observedObjects)
-  const selection = selectorOf(spec, parent)
-  const matches = compileLabelSelector(selection.selector)
+  const selector = parentSelector(spec, parent)
   for (const children of byRule.values()) {
     for (const [key, child] of children) {
-      const reason = unclaimedReason(child, parent, matches)
-      if (reason === undefined) continue
-      warn(`warning: observed ${describeObject(child)} is left out: ${reason}`)
+      const decision = decideClaim(child, parent, selector.matches)
+      if (decision.action === 'claim' || decision.action === 'adopt') continue
+      warn(`warning: observed ${describeObject(child)} is left out: ${decision.reason}`)
       children.delete(key)
     }
   }
@@ -460,21 +397,6 @@ async function renderChildren(
   }
 
   correctGuesses(rules, response.children, warn)
-  let desired
-  try {
-    desired = prepareDesiredChildren(response.children, {
-      parent,
-      declaredTypes: new Set(rules.map(typeOf)),
-      namespaced: new Map(rules.map((rule) => [typeOf(rule), isNamespaced(rule)])),
-      injectLabels: selection.labels,
-      matchesSelector: matches,
-    })
-  } catch (error) {
-    if (error instanceof InvalidDesiredChildError) {
-      throw new CliError(`${hook.description} returned invalid children: ${error.message}`)
-    }
-    throw error
-  }
   const types = new Map<string, ChildType>(
     rules.map((rule) => [
       typeOf(rule),
@@ -489,11 +411,36 @@ async function renderChildren(
     ])
   )
   const observed = new Map(rules.map((rule) => [typeOf(rule), byRule.get(rule) ?? new Map()]))
-  const plan = planChildren(observed, desired, types, parent)
+  let plan: SyncPlan
+  try {
+    plan = planSync(parent, observed, response.children, {
+      types,
+      declaredTypes: new Set(types.keys()),
+      namespaced: new Map(rules.map((rule) => [typeOf(rule), isNamespaced(rule)])),
+      injectLabels: selector.injectLabels,
+      matchesSelector: selector.matches,
+    })
+  } catch (error) {
+    if (error instanceof InvalidDesiredChildError) {
+      throw new CliError(`${hook.description} returned invalid children: ${error.message}`)
+    }
+    throw error
+  }
   return {
-    desired: [...desired.values()].flatMap((children) => [...children.values()]),
-    plan,
+    desired: [...plan.desired.values()].flatMap((children) => [...children.values()]),
+    plan: plan.children,
     response,
+  }
+}
+
+/** The engine's parent selector, with its errors phrased for the command line. */
+function parentSelector(spec: CompositeControllerSpec, parent: KubeObject): ParentSelector {
+  try {
+    return compositeSelector(spec, parent)
+  } catch (error) {
+    if (!(error instanceof TerminalError)) throw error
+    const hint = spec.generateSelector ? '' : ' (or set spec.generateSelector on the controller)'
+    throw new CliError(`--parent: ${error.message}${hint}`)
   }
 }
 

@@ -48,8 +48,64 @@ export function claimCandidates(store: ObjectReader, parent: KubeObject): KubeOb
   return out
 }
 
+/** What the claim rules decide for one candidate, with the reason when it is not claimed. */
+export type ClaimDecision =
+  | { readonly action: 'claim' }
+  | { readonly action: 'adopt' }
+  | { readonly action: 'release'; readonly reason: string }
+  | { readonly action: 'ignore'; readonly reason: string }
+
 /**
- * Claims, adopts and releases candidates of one child resource; returns the claimed children.
+ * Decides, without writing, what the claim rules (Kubernetes' ControllerRefManager, spec §3.6)
+ * do with one candidate: claim an owned child that matches, adopt a matching orphan, release an
+ * owned child that no longer matches, ignore the rest. The engine's {@link claimChildren} and
+ * `metactl render` both follow it.
+ */
+export function decideClaim(
+  child: KubeObject,
+  parent: KubeObject,
+  matches: (labels: Readonly<Record<string, string>>) => boolean
+): ClaimDecision {
+  const parentNamespace = parent.metadata.namespace ?? ''
+  const namespace = child.metadata.namespace ?? ''
+  if (parentNamespace !== '' && namespace !== parentNamespace) {
+    return {
+      action: 'ignore',
+      reason: `it is in namespace ${namespace || '(none)'}, not the parent's ${parentNamespace}`,
+    }
+  }
+  const ref = controllerRefOf(child)
+  if (ref !== undefined && ref.uid !== parent.metadata.uid) {
+    return {
+      action: 'ignore',
+      reason: `it is controlled by ${ref.kind} ${ref.name} (uid ${ref.uid}), not by the parent`,
+    }
+  }
+  const labelsMatch = matches(child.metadata.labels ?? {})
+  if (ref !== undefined) {
+    if (labelsMatch) return { action: 'claim' }
+    const reason = "its labels do not match the parent's selector, so the engine would release it"
+    // A deleting parent keeps what it owns: releasing would only race the garbage collector.
+    return isDeleting(parent) ? { action: 'ignore', reason } : { action: 'release', reason }
+  }
+  if (!labelsMatch) {
+    return {
+      action: 'ignore',
+      reason: "its labels do not match the parent's selector, so the engine would not adopt it",
+    }
+  }
+  if (isDeleting(parent) || isDeleting(child)) {
+    return {
+      action: 'ignore',
+      reason: 'the engine does not adopt an orphan while it or the parent is being deleted',
+    }
+  }
+  return { action: 'adopt' }
+}
+
+/**
+ * Claims, adopts and releases candidates of one child resource as {@link decideClaim} decides;
+ * returns the claimed children.
  *
  * @remarks
  * Adoption first checks once per pass, with a live uncached GET, that the parent still exists
@@ -62,30 +118,34 @@ export async function claimChildren(
   candidates: readonly KubeObject[]
 ): Promise<KubeObject[]> {
   const { parent } = context
-  const uid = parent.metadata.uid ?? ''
   const claimed: KubeObject[] = []
   const errors: unknown[] = []
   let canAdopt: boolean | undefined
   for (const child of candidates) {
-    const ref = controllerRefOf(child)
-    const labels = child.metadata.labels ?? {}
-    if (ref !== undefined && ref.uid !== uid) continue
-    if (ref !== undefined) {
-      if (context.matches(labels)) {
+    const decision = decideClaim(child, parent, context.matches)
+    switch (decision.action) {
+      case 'claim':
         claimed.push(child)
-      } else if (!isDeleting(parent)) {
+        break
+      case 'release':
         await release(context, childRef, child).catch((error: unknown) => errors.push(error))
+        break
+      case 'adopt':
+        canAdopt ??= await checkCanAdopt(context)
+        if (!canAdopt) break
+        try {
+          const adopted = await adopt(context, childRef, child)
+          if (adopted !== undefined) claimed.push(adopted)
+        } catch (error) {
+          errors.push(error)
+        }
+        break
+      case 'ignore':
+        break
+      default: {
+        const unreachable: never = decision
+        throw new Error(`unknown claim decision ${String(unreachable)}`)
       }
-      continue
-    }
-    if (!context.matches(labels) || isDeleting(parent) || isDeleting(child)) continue
-    canAdopt ??= await checkCanAdopt(context)
-    if (!canAdopt) continue
-    try {
-      const adopted = await adopt(context, childRef, child)
-      if (adopted !== undefined) claimed.push(adopted)
-    } catch (error) {
-      errors.push(error)
     }
   }
   if (errors.length > 0) {

@@ -25,16 +25,31 @@ import type { HookFunction } from '../../api/hook-model.js'
 import { postWebhook } from './post-webhook.js'
 
 /** How one hook's requests and responses go over the wire. */
-interface WireHook<Request, Response> {
+export interface WireHook<Request, Response> {
   encode(request: Request): unknown
   decode(body: string, webhook: WebhookSpec): DecodedResponse<Response>
 }
 
-function webhookFunction<Request, Response>(
+/** Receives the warnings of a loosely decoded response (unknown or duplicate fields). */
+export type WarningSink = (warnings: readonly string[], hook: HookName, url: string) => void
+
+/** Logs decode warnings at debug level, as upstream logs them at V(4). */
+export function logWarnings(log: Logger | undefined): WarningSink {
+  return (warnings, hook, url) => {
+    log?.debug('hook response warnings', { hook, url, warnings })
+  }
+}
+
+/**
+ * Builds the function that calls one webhook: encode, POST, decode.
+ *
+ * @param agents - Receives the hook's pooled agent, for the owner to close.
+ */
+export function webhookFunction<Request, Response>(
   webhook: WebhookSpec,
   name: HookName,
   wire: WireHook<Request, Response>,
-  log: Logger | undefined,
+  onWarnings: WarningSink,
   agents: Agent[]
 ): HookFunction<Request, Response> {
   // One pooled agent per hook, as upstream keeps one HTTP client per hook per controller.
@@ -47,17 +62,13 @@ function webhookFunction<Request, Response>(
       dispatcher: agent,
     })
     const decoded = wire.decode(text, webhook)
-    if (decoded.warnings.length > 0)
-      log?.debug('hook response warnings', {
-        hook: name,
-        url: webhook.url,
-        warnings: decoded.warnings,
-      })
+    if (decoded.warnings.length > 0) onWarnings(decoded.warnings, name, webhook.url)
     return decoded.response
   }
 }
 
-function compositeWire(
+/** The wire of a CompositeController sync or finalize hook of the given protocol version. */
+export function compositeWire(
   hook: HookSpec,
   name: 'sync' | 'finalize'
 ): WireHook<CompositeSyncRequest, CompositeSyncResponse> {
@@ -69,7 +80,8 @@ function compositeWire(
   }
 }
 
-function customizeWire(hook: HookSpec): WireHook<CustomizeRequest, CustomizeResponse> {
+/** The wire of a customize hook of the given protocol version. */
+export function customizeWire(hook: HookSpec): WireHook<CustomizeRequest, CustomizeResponse> {
   const codec = hookCodec(hook.version)
   return {
     encode: (request) => codec.encodeCustomize(request),
@@ -87,7 +99,7 @@ export function webhookCompositeHooks(spec: CompositeControllerSpec, log?: Logge
   ): HookFunction<Request, Response> | undefined =>
     hook?.webhook === undefined
       ? undefined
-      : webhookFunction(hook.webhook, name, wire(hook), log, agents)
+      : webhookFunction(hook.webhook, name, wire(hook), logWarnings(log), agents)
   const sync = build(spec.hooks.sync, 'sync', (hook) => compositeWire(hook, 'sync'))
   const finalize = build(spec.hooks.finalize, 'finalize', (hook) => compositeWire(hook, 'finalize'))
   const customize = build(spec.hooks.customize, 'customize', customizeWire)
