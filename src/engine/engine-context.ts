@@ -5,7 +5,9 @@ import type { DynamicClient } from '../kube/dynamic-client.js'
 import type { Logger } from '../runtime/logger.js'
 import type { RuntimeMetrics } from '../runtime/runtime-metrics.js'
 import type { SharedInformers } from '../runtime/shared-informers.js'
+import type { DecoratorControllerSpec } from '../api/decorator-controller-spec.js'
 import type { CompositeHooks } from './composite/composite-kind.js'
+import type { DecoratorHooks } from './decorator/decorator-kind.js'
 import type { EventSink } from './events/event-recorder.js'
 
 /** The shared services every hosted controller of one engine uses. */
@@ -31,5 +33,15 @@ export interface CompositeControllerDefinition {
   readonly controller: KubeObject
   readonly spec: CompositeControllerSpec
   readonly hooks: CompositeHooks
+  readonly finalizerEnabled: boolean
+}
+
+/** A DecoratorController ready to run: from a cluster object, or defined in TypeScript. */
+export interface DecoratorControllerDefinition {
+  readonly name: string
+  /** The object sent to hooks as `controller`. */
+  readonly controller: KubeObject
+  readonly spec: DecoratorControllerSpec
+  readonly hooks: DecoratorHooks
   readonly finalizerEnabled: boolean
 }

@@ -1,7 +1,7 @@
 /**
- * The Metacontroller-compatible engine: one process that serves every CompositeController in the
- * cluster (webhook hooks in any language) and any controllers defined in TypeScript (in-process
- * hooks, no HTTP hop), through one pipeline.
+ * The Metacontroller-compatible engine: one process that serves every CompositeController and
+ * DecoratorController in the cluster (webhook hooks in any language) and any controllers defined
+ * in TypeScript (in-process hooks, no HTTP hop), through one pipeline.
  *
  * @example
  * ```ts
@@ -34,12 +34,19 @@ import { RuntimeMetrics } from '../runtime/runtime-metrics.js'
 import { SharedInformers } from '../runtime/shared-informers.js'
 import { DEFAULT_CLIENT_RATE_LIMIT, tokenBucketLimiter } from '../runtime/token-bucket-limiter.js'
 import type { ClientRateLimit } from '../runtime/token-bucket-limiter.js'
+import { parseDecoratorControllerSpec } from '../api/decorator-controller-spec.js'
+import { UnknownResourceError } from '../kube/unknown-resource-error.js'
 import type { CompositeHooks } from './composite/composite-kind.js'
-import { CompositeMetaController } from './composite/composite-meta-controller.js'
+import { compositeMetaKind } from './composite/composite-meta-kind.js'
+import { startCompositeController } from './composite/start-composite-controller.js'
+import type { DecoratorHooks } from './decorator/decorator-kind.js'
+import { decoratorMetaKind } from './decorator/decorator-meta-kind.js'
+import { startDecoratorController } from './decorator/start-decorator-controller.js'
 import type { EngineContext } from './engine-context.js'
 import { EventRecorder } from './events/event-recorder.js'
-import { startCompositeController } from './composite/start-composite-controller.js'
-import type { HostedController } from './composite/start-composite-controller.js'
+import type { HostedController } from './loop/start-hosted-controller.js'
+import { MetaController } from './meta/meta-controller.js'
+import type { MetaKind } from './meta/meta-controller.js'
 
 /** Options of {@link Engine}. */
 export interface EngineOptions {
@@ -53,6 +60,8 @@ export interface EngineOptions {
   readonly clientRateLimit?: ClientRateLimit
   /** Serve CompositeController objects from the cluster (true). */
   readonly watchCompositeControllers?: boolean
+  /** Serve DecoratorController objects from the cluster (true, when their CRD is installed). */
+  readonly watchDecoratorControllers?: boolean
   /** Only serve CompositeControllers whose labels match (upstream `--target-label-selector`). */
   readonly targetLabelSelector?: string
   readonly log?: Logger
@@ -67,6 +76,14 @@ export interface InProcessCompositeController {
   readonly hooks: CompositeHooks
 }
 
+/** A DecoratorController defined in TypeScript: a spec and in-process hook functions. */
+export interface InProcessDecoratorController {
+  readonly name: string
+  /** The spec as it would appear in a DecoratorController (`hooks` entries may be `{}`). */
+  readonly spec: unknown
+  readonly hooks: DecoratorHooks
+}
+
 /** The running engine. */
 export class Engine {
   /** The transport to the cluster. */
@@ -76,7 +93,7 @@ export class Engine {
   readonly #context: EngineContext
   readonly #options: EngineOptions
   readonly #inProcess = new Map<string, HostedController>()
-  #meta: CompositeMetaController | undefined
+  readonly #metas: { stop(): Promise<void>; runningControllers(): string[] }[] = []
   #recorder: EventRecorder
   #started = false
 
@@ -166,16 +183,34 @@ export class Engine {
     await discovery.refresh()
     discovery.start()
     this.#started = true
-    if (this.#options.watchCompositeControllers !== false) {
-      this.#meta = new CompositeMetaController(this.#context)
-      await this.#meta.start()
-    }
+    if (this.#options.watchCompositeControllers !== false) await this.#startMeta(compositeMetaKind)
+    if (this.#options.watchDecoratorControllers !== false) await this.#startMeta(decoratorMetaKind)
     log.info('engine started', { server: this.transport.config.server })
+  }
+
+  /** Starts serving one kind of controller object, when its CRD is installed. */
+  async #startMeta<Definition>(kind: MetaKind<Definition>): Promise<void> {
+    const { group, version, resource } = kind.resource
+    const apiVersion = `${group}/${version}`
+    try {
+      await this.#context.discovery.resolveResource(apiVersion, resource)
+    } catch (error) {
+      if (!(error instanceof UnknownResourceError)) throw error
+      // Without the CRD there is nothing to watch; a list would fail until it appears.
+      this.#context.log.warn(`${kind.kind}s are not served: their CRD is not installed`, {
+        resource: `${resource}.${group}`,
+        hint: 'kubectl apply -k deploy/crds, then restart the engine',
+      })
+      return
+    }
+    const meta = new MetaController(this.#context, kind)
+    await meta.start()
+    this.#metas.push(meta)
   }
 
   /** Names of the running hosted controllers (cluster objects and in-process ones). */
   runningControllers(): string[] {
-    return [...(this.#meta?.runningControllers() ?? []), ...this.#inProcess.keys()].sort()
+    return [...this.#metas.flatMap((m) => m.runningControllers()), ...this.#inProcess.keys()].sort()
   }
 
   /**
@@ -204,16 +239,48 @@ export class Engine {
     this.#inProcess.set(definition.name, hosted)
   }
 
-  /** Stops an in-process controller. */
+  /**
+   * Starts a DecoratorController whose hooks are TypeScript functions (e.g. from the SDK's
+   * `inProcessDecoratorHooks`); resolves once its caches are synced. No DecoratorController object
+   * is needed in the cluster.
+   */
+  async addDecoratorController(definition: InProcessDecoratorController): Promise<void> {
+    if (!this.#started) throw new Error('start() the engine before adding controllers')
+    if (this.#inProcess.has(definition.name))
+      throw new Error(`controller ${definition.name} is already running`)
+    const spec = parseDecoratorControllerSpec(definition.spec)
+    const controller: KubeObject = {
+      apiVersion: 'metacontroller.k8s.io/v1alpha1',
+      kind: 'DecoratorController',
+      metadata: { name: definition.name },
+      spec: definition.spec,
+      status: {},
+    }
+    const hosted = await startDecoratorController(this.#context, {
+      name: definition.name,
+      controller,
+      spec,
+      hooks: definition.hooks,
+      finalizerEnabled: definition.hooks.finalize !== undefined,
+    })
+    this.#inProcess.set(definition.name, hosted)
+  }
+
+  /** Stops an in-process controller of either kind. */
   async removeCompositeController(name: string): Promise<void> {
     const hosted = this.#inProcess.get(name)
     this.#inProcess.delete(name)
     await hosted?.stop()
   }
 
+  /** Stops an in-process DecoratorController. */
+  async removeDecoratorController(name: string): Promise<void> {
+    await this.removeCompositeController(name)
+  }
+
   /** Stops everything: controllers (letting in-flight syncs finish), informers, discovery. */
   async stop(): Promise<void> {
-    await this.#meta?.stop()
+    await Promise.all(this.#metas.map((meta) => meta.stop()))
     await Promise.all([...this.#inProcess.values()].map((h) => h.stop()))
     this.#inProcess.clear()
     await this.#context.informers.stopAll()

@@ -1,6 +1,6 @@
 /**
- * The Metacontroller-compatible engine: serve CompositeController objects from the cluster, or
- * controllers defined in TypeScript with in-process hooks.
+ * The Metacontroller-compatible engine: serve CompositeController and DecoratorController objects
+ * from the cluster, or controllers defined in TypeScript with in-process hooks.
  *
  * @example
  * ```ts
@@ -15,7 +15,16 @@
  * @module
  */
 export { Engine } from './engine.js'
-export type { EngineOptions, InProcessCompositeController } from './engine.js'
+export type {
+  EngineOptions,
+  InProcessCompositeController,
+  InProcessDecoratorController,
+} from './engine.js'
+export type { DecoratorHooks } from './decorator/decorator-kind.js'
+export {
+  DECORATOR_CONTROLLER_ANNOTATION,
+  decoratorFinalizer,
+} from '../api/decorator-controller-spec.js'
 export type { CompositeHooks } from './composite/composite-kind.js'
 export type { HookFunction } from '../api/hook-model.js'
 export { compositeFinalizer } from './composite/composite-kind.js'
@@ -26,5 +35,7 @@ export type {
   CompositeSyncResponse,
   CustomizeRequest,
   CustomizeResponse,
+  DecoratorSyncRequest,
+  DecoratorSyncResponse,
   ObjectsByType,
 } from '../api/hook-model.js'

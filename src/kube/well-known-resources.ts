@@ -50,3 +50,11 @@ export const COMPOSITE_CONTROLLERS: ResourceRef = {
   resource: 'compositecontrollers',
   namespaced: false,
 }
+
+/** `metacontroller.k8s.io/v1alpha1 decoratorcontrollers` (cluster-scoped). */
+export const DECORATOR_CONTROLLERS: ResourceRef = {
+  group: 'metacontroller.k8s.io',
+  version: 'v1alpha1',
+  resource: 'decoratorcontrollers',
+  namespaced: false,
+}

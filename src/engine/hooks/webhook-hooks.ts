@@ -1,27 +1,28 @@
 /**
- * Turns the webhook hooks of a CompositeController spec into hook functions: the only place
- * where the v1/v2 wire formats meet the engine.
+ * Turns the webhook hooks of a CompositeController or DecoratorController spec into hook
+ * functions: the only place where the v1/v2 wire formats meet the engine.
  *
  * @module
  */
 import { Agent } from 'undici'
-import type {
-  CompositeControllerSpec,
-  HookSpec,
-  WebhookSpec,
-} from '../../api/composite-controller-spec.js'
+import type { CompositeControllerSpec } from '../../api/composite-controller-spec.js'
+import type { ControllerHooks, HookSpec, WebhookSpec } from '../../api/controller-spec-fields.js'
+import type { DecoratorControllerSpec } from '../../api/decorator-controller-spec.js'
 import type {
   CompositeSyncRequest,
   CompositeSyncResponse,
   CustomizeRequest,
   CustomizeResponse,
+  DecoratorSyncRequest,
+  DecoratorSyncResponse,
+  HookFunction,
   HookName,
 } from '../../api/hook-model.js'
 import type { DecodedResponse } from '../../api/wire/decode-response.js'
 import { hookCodec } from '../../api/wire/codecs.js'
 import type { Logger } from '../../runtime/logger.js'
 import type { CompositeHooks } from '../composite/composite-kind.js'
-import type { HookFunction } from '../../api/hook-model.js'
+import type { DecoratorHooks } from '../decorator/decorator-kind.js'
 import { postWebhook } from './post-webhook.js'
 
 /** How one hook's requests and responses go over the wire. */
@@ -80,6 +81,19 @@ export function compositeWire(
   }
 }
 
+/** The wire of a DecoratorController sync or finalize hook of the given protocol version. */
+export function decoratorWire(
+  hook: HookSpec,
+  name: 'sync' | 'finalize'
+): WireHook<DecoratorSyncRequest, DecoratorSyncResponse> {
+  const codec = hookCodec(hook.version)
+  return {
+    encode: (request) => codec.encodeDecoratorSync(request),
+    decode: (body, webhook) =>
+      codec.decodeDecoratorSync(body, { hook: name, mode: webhook.decodeMode }),
+  }
+}
+
 /** The wire of a customize hook of the given protocol version. */
 export function customizeWire(hook: HookSpec): WireHook<CustomizeRequest, CustomizeResponse> {
   const codec = hookCodec(hook.version)
@@ -89,20 +103,31 @@ export function customizeWire(hook: HookSpec): WireHook<CustomizeRequest, Custom
   }
 }
 
-/** Builds the hook functions of a CompositeController's enabled webhooks. */
-export function webhookCompositeHooks(spec: CompositeControllerSpec, log?: Logger): CompositeHooks {
+/** The webhook functions of a controller's enabled hooks, and how to release them. */
+interface BuiltWebhooks<Sync> {
+  readonly sync?: Sync
+  readonly finalize?: Sync
+  readonly customize?: HookFunction<CustomizeRequest, CustomizeResponse>
+  readonly close: () => Promise<void>
+}
+
+function buildWebhooks<Request, Response>(
+  hooks: ControllerHooks,
+  wire: (hook: HookSpec, name: 'sync' | 'finalize') => WireHook<Request, Response>,
+  log: Logger | undefined
+): BuiltWebhooks<HookFunction<Request, Response>> {
   const agents: Agent[] = []
-  const build = <Request, Response>(
+  const build = <Req, Res>(
     hook: HookSpec | undefined,
     name: HookName,
-    wire: (hook: HookSpec) => WireHook<Request, Response>
-  ): HookFunction<Request, Response> | undefined =>
+    hookWire: (hook: HookSpec) => WireHook<Req, Res>
+  ): HookFunction<Req, Res> | undefined =>
     hook?.webhook === undefined
       ? undefined
-      : webhookFunction(hook.webhook, name, wire(hook), logWarnings(log), agents)
-  const sync = build(spec.hooks.sync, 'sync', (hook) => compositeWire(hook, 'sync'))
-  const finalize = build(spec.hooks.finalize, 'finalize', (hook) => compositeWire(hook, 'finalize'))
-  const customize = build(spec.hooks.customize, 'customize', customizeWire)
+      : webhookFunction(hook.webhook, name, hookWire(hook), logWarnings(log), agents)
+  const sync = build(hooks.sync, 'sync', (hook) => wire(hook, 'sync'))
+  const finalize = build(hooks.finalize, 'finalize', (hook) => wire(hook, 'finalize'))
+  const customize = build(hooks.customize, 'customize', customizeWire)
   return {
     ...(sync === undefined ? {} : { sync }),
     ...(finalize === undefined ? {} : { finalize }),
@@ -111,4 +136,14 @@ export function webhookCompositeHooks(spec: CompositeControllerSpec, log?: Logge
       await Promise.all(agents.map((agent) => agent.close()))
     },
   }
+}
+
+/** Builds the hook functions of a CompositeController's enabled webhooks. */
+export function webhookCompositeHooks(spec: CompositeControllerSpec, log?: Logger): CompositeHooks {
+  return buildWebhooks(spec.hooks, compositeWire, log)
+}
+
+/** Builds the hook functions of a DecoratorController's enabled webhooks. */
+export function webhookDecoratorHooks(spec: DecoratorControllerSpec, log?: Logger): DecoratorHooks {
+  return buildWebhooks(spec.hooks, decoratorWire, log)
 }

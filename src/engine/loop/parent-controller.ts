@@ -1,8 +1,8 @@
 /**
  * The one generic parent loop every hosted controller runs: informers for the parents and the
  * children, event handlers that turn changes into parent keys, a fair work queue, workers, and a
- * periodic resync. What a key means and how it is synced is the {@link ControllerKind}'s job;
- * CompositeController and DecoratorController are two strategies plugged into this loop.
+ * periodic resync. What a key means and how it is synced is the {@link ControllerKind}'s job:
+ * `compositeKind` and `decoratorKind` are the two strategies plugged into this loop.
  *
  * @module
  */
@@ -65,6 +65,11 @@ export interface ControllerKind {
   start?(runtime: ControllerKindRuntime): void
   /** Releases what {@link ControllerKind.start} acquired; called after the last sync ended. */
   stop?(): Promise<void>
+  /**
+   * Undoes what the kind put on parents (its finalizers), because its controller object was
+   * deleted; not called when the controller merely restarts.
+   */
+  release?(caches: ControllerCaches, signal: AbortSignal): Promise<void>
 }
 
 /** Options of {@link ParentController}. */
@@ -168,6 +173,11 @@ export class ParentController {
       }, period)
       this.#resyncTimer.unref()
     }
+  }
+
+  /** Lets the kind undo what it put on parents; see {@link ControllerKind.release}. */
+  async release(signal: AbortSignal): Promise<void> {
+    await this.#options.kind.release?.(this.#caches, signal)
   }
 
   /** Enqueues a key, e.g. for an in-process trigger. */

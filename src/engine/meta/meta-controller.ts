@@ -1,32 +1,51 @@
 /**
- * Watches CompositeController objects and runs one hosted controller per object: started when
- * the object appears, restarted when its `.spec` changes, stopped when it is deleted. A bad spec
- * gets a Warning Event and a log line, and never stops the other controllers.
+ * The meta level: watches one kind of controller object (CompositeController or
+ * DecoratorController) and runs one hosted controller per object: started when the object
+ * appears, restarted when its `.spec` changes, stopped when it is deleted. A bad spec gets a
+ * Warning Event and a log line, and never stops the other controllers.
  *
  * @module
  */
 import { isDeepStrictEqual } from 'node:util'
 import type { KubeObject } from '../../core/kube-object.js'
 import { ControllerSpecError } from '../../api/controller-spec-error.js'
-import { parseCompositeControllerSpec } from '../../api/composite-controller-spec.js'
+import type { ResourceRef } from '../../kube/dynamic-client.js'
 import { Action, ControllerLoop } from '../../runtime/controller-loop.js'
 import { TerminalError } from '../../runtime/reconcile-errors.js'
 import type { InformerLease } from '../../runtime/shared-informers.js'
 import { WorkQueue } from '../../runtime/work-queue.js'
-import type { CompositeControllerDefinition, EngineContext } from '../engine-context.js'
-import { startCompositeController } from './start-composite-controller.js'
-import type { HostedController } from './start-composite-controller.js'
-import { webhookCompositeHooks } from '../hooks/webhook-hooks.js'
-import { COMPOSITE_CONTROLLERS } from '../../kube/well-known-resources.js'
+import type { EngineContext } from '../engine-context.js'
+import type { HostedController } from '../loop/start-hosted-controller.js'
+
+/** What the meta level needs to know about one kind of controller object. */
+export interface MetaKind<Definition> {
+  /** `CompositeController` or `DecoratorController`, for the queue name and logs. */
+  readonly kind: string
+  /** The controller objects' resource. */
+  readonly resource: ResourceRef
+  /**
+   * Builds a definition from a controller object: parses its spec and builds its hooks.
+   *
+   * @throws ControllerSpecError for a spec that cannot run.
+   */
+  define(name: string, object: KubeObject, context: EngineContext): Definition
+  /** Starts a definition's hosted controller; resolves once it runs. */
+  start(
+    context: EngineContext,
+    definition: Definition,
+    signal: AbortSignal
+  ): Promise<HostedController>
+}
 
 interface Running {
   readonly spec: unknown
   readonly hosted: HostedController
 }
 
-/** Runs the hosted controllers of every CompositeController in the cluster. */
-export class CompositeMetaController {
+/** Runs the hosted controllers of every controller object of one kind in the cluster. */
+export class MetaController<Definition> {
   readonly #context: EngineContext
+  readonly #meta: MetaKind<Definition>
   readonly #queue: WorkQueue
   readonly #loop: ControllerLoop
   readonly #running = new Map<string, Running>()
@@ -34,24 +53,24 @@ export class CompositeMetaController {
   #lease: InformerLease | undefined
   #unsubscribe: (() => void) | undefined
 
-  constructor(context: EngineContext) {
+  constructor(context: EngineContext, meta: MetaKind<Definition>) {
     this.#context = context
-    this.#queue = new WorkQueue({ name: 'composite-metacontroller' })
+    this.#meta = meta
+    this.#queue = new WorkQueue({ name: `${meta.kind.toLowerCase()}-metacontroller` })
     this.#loop = new ControllerLoop({
       queue: this.#queue,
       // Several workers: one controller whose caches are slow to sync does not hold up the rest.
       workers: 4,
-      reconcile: (name, context) => this.#reconcile(name, context.signal),
+      reconcile: (name, reconcileContext) => this.#reconcile(name, reconcileContext.signal),
     })
   }
 
-  /** Starts watching CompositeControllers; resolves once the first list is handled. */
+  /** Starts watching the controller objects; resolves once the first list is handled. */
   async start(signal?: AbortSignal): Promise<void> {
     const { informers, targetSelector } = this.#context
-    this.#lease = informers.acquire(COMPOSITE_CONTROLLERS)
-    const accept = (o: KubeObject): boolean => targetSelector(o.metadata.labels ?? {})
+    this.#lease = informers.acquire(this.#meta.resource)
     const enqueue = (o: KubeObject): void => {
-      if (!accept(o)) return
+      if (!targetSelector(o.metadata.labels ?? {})) return
       this.#lastSeen.set(o.metadata.name ?? '', o)
       this.#queue.add(o.metadata.name ?? '')
     }
@@ -72,48 +91,73 @@ export class CompositeMetaController {
   }
 
   async #reconcile(name: string, signal: AbortSignal): Promise<Action> {
-    const { events, log } = this.#context
     const object = this.#lease?.informer.store.get(name)
     const running = this.#running.get(name)
     if (object === undefined) {
-      if (running !== undefined) {
-        await this.#stopHosted(name, running)
-        const last = this.#lastSeen.get(name)
-        if (last !== undefined)
-          events.record(last, 'Normal', 'Stopped', `Stopped controller: ${name}`)
-      }
-      this.#lastSeen.delete(name)
+      await this.#deleted(name, running)
       return Action.awaitChange()
     }
     const rawSpec = object['spec']
     if (running !== undefined && isDeepStrictEqual(running.spec, rawSpec))
       return Action.awaitChange()
     if (running !== undefined) {
+      // A spec change restarts the controller; what it put on parents stays.
       await this.#stopHosted(name, running)
-      events.record(object, 'Normal', 'Stopped', `Stopped controller: ${name}`)
+      this.#context.events.record(object, 'Normal', 'Stopped', `Stopped controller: ${name}`)
     }
-    let definition: CompositeControllerDefinition
-    try {
-      const spec = parseCompositeControllerSpec(rawSpec)
-      definition = {
-        name,
-        controller: { ...object, status: object['status'] ?? {} },
-        spec,
-        hooks: webhookCompositeHooks(spec, this.#context.log.child({ controller: name })),
-        finalizerEnabled: spec.hooks.finalize !== undefined,
+    const definition = this.#define(name, object)
+    return this.#startHosted(name, object, rawSpec, definition, signal)
+  }
+
+  /** The controller object is gone: release what it put on parents, then stop it. */
+  async #deleted(name: string, running: Running | undefined): Promise<void> {
+    if (running !== undefined) {
+      try {
+        await running.hosted.release()
+      } catch (error) {
+        this.#context.log.warn('cannot release the finalizers of a deleted controller', {
+          controller: name,
+          error,
+        })
       }
+      await this.#stopHosted(name, running)
+      const last = this.#lastSeen.get(name)
+      if (last !== undefined)
+        this.#context.events.record(last, 'Normal', 'Stopped', `Stopped controller: ${name}`)
+    }
+    this.#lastSeen.delete(name)
+  }
+
+  #define(name: string, object: KubeObject): Definition {
+    try {
+      return this.#meta.define(name, object, this.#context)
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error)
-      events.record(object, 'Warning', 'CreateError', `Cannot create new controller: ${message}`)
-      log.error('cannot create controller', { controller: name, error })
+      this.#context.events.record(
+        object,
+        'Warning',
+        'CreateError',
+        `Cannot create new controller: ${message}`
+      )
+      this.#context.log.error('cannot create controller', { controller: name, error })
       // A bad spec cannot fix itself: wait for the object to change.
       throw new TerminalError(message, { cause: error })
     }
+  }
+
+  async #startHosted(
+    name: string,
+    object: KubeObject,
+    rawSpec: unknown,
+    definition: Definition,
+    signal: AbortSignal
+  ): Promise<Action> {
+    const { events, log } = this.#context
     try {
-      const hosted = await startCompositeController(this.#context, definition, signal)
+      const hosted = await this.#meta.start(this.#context, definition, signal)
       this.#running.set(name, { spec: rawSpec, hosted })
       events.record(object, 'Normal', 'Started', `Started controller: ${name}`)
-      log.info('started controller', { controller: name })
+      log.info('started controller', { controller: name, kind: this.#meta.kind })
       return Action.awaitChange()
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error)
@@ -135,7 +179,7 @@ export class CompositeMetaController {
   async #stopHosted(name: string, running: Running): Promise<void> {
     this.#running.delete(name)
     await running.hosted.stop()
-    this.#context.log.info('stopped controller', { controller: name })
+    this.#context.log.info('stopped controller', { controller: name, kind: this.#meta.kind })
   }
 
   /** Stops every hosted controller and the watch. */

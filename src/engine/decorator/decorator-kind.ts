@@ -1,0 +1,167 @@
+/**
+ * The DecoratorController strategy of the generic parent loop: one parent source per resource
+ * rule (the targets), one child source per attachment rule, event mapping, and the pipeline that
+ * syncs a key ({@link syncDecoratorTarget}).
+ *
+ * @module
+ */
+import type { KubeObject } from '../../core/kube-object.js'
+import { objectKey } from '../../core/object-key.js'
+import { controllerRefOf, groupOf } from '../../core/owner-references.js'
+import type {
+  CustomizeRequest,
+  CustomizeResponse,
+  DecoratorSyncRequest,
+  DecoratorSyncResponse,
+  HookFunction,
+} from '../../api/hook-model.js'
+import { DECORATOR_CONTROLLER_ANNOTATION } from '../../api/decorator-controller-spec.js'
+import { Action } from '../../runtime/controller-loop.js'
+import type { Logger } from '../../runtime/logger.js'
+import type { EventSink } from '../events/event-recorder.js'
+import type { ControllerCaches, ControllerKind, WatchSource } from '../loop/parent-controller.js'
+import { isStatusOnlyUpdate } from '../composite/composite-kind.js'
+import { hasFinalizer, setFinalizer } from '../sync/finalizer-step.js'
+import { reportSyncError } from '../sync/report-sync-error.js'
+import { syncDecoratorTarget } from './sync-decorator-target.js'
+import type { DecoratorPipeline, TargetRule } from './sync-decorator-target.js'
+
+/** The hooks of a DecoratorController; absent means not enabled. */
+export interface DecoratorHooks {
+  readonly sync?: HookFunction<DecoratorSyncRequest, DecoratorSyncResponse>
+  readonly finalize?: HookFunction<DecoratorSyncRequest, DecoratorSyncResponse>
+  /** Names the related objects sent to sync and finalize, cached per target UID and generation. */
+  readonly customize?: HookFunction<CustomizeRequest, CustomizeResponse>
+  /** Releases what the hooks hold (pooled connections) when the controller stops. */
+  readonly close?: () => Promise<void>
+}
+
+/** Everything a decorator controller needs, resolved when it is built. */
+export interface DecoratorKindOptions {
+  readonly pipeline: DecoratorPipeline
+  /** The resource rules, one per group and kind (a later rule replaces an earlier one). */
+  readonly rules: readonly TargetRule[]
+  readonly resyncPeriodMs: number | undefined
+  readonly events: EventSink
+  readonly log: Logger
+}
+
+/** Joins a rule index and an object key into a queue key. */
+function targetKey(rule: number, object: KubeObject): string {
+  return `${rule}:${objectKey(object)}`
+}
+
+/**
+ * Splits a queue key into its rule index and object key. Every key has this one form, deletes
+ * included (upstream's tombstone keys fail to split, spec §3.3).
+ */
+function splitKey(key: string): { rule: number; key: string } | undefined {
+  const colon = key.indexOf(':')
+  const rule = Number(key.slice(0, colon))
+  return colon < 1 || !Number.isInteger(rule) ? undefined : { rule, key: key.slice(colon + 1) }
+}
+
+/** Builds a DecoratorController's {@link ControllerKind}. */
+export function decoratorKind(options: DecoratorKindOptions): ControllerKind {
+  const { pipeline, rules } = options
+  // Rules are found by group and kind: the version of a target or an owner reference is ignored.
+  const ruleIndex = new Map(
+    rules.map((rule, index) => [`${rule.info.ref.group}/${rule.info.kind}`, index])
+  )
+  const ruleOf = (apiVersion: string, kind: string): number | undefined =>
+    ruleIndex.get(`${groupOf(apiVersion)}/${kind}`)
+  const isInScope = (rule: TargetRule, target: KubeObject): boolean =>
+    hasFinalizer(target, pipeline.finalizer) || rule.matches(target)
+  const targetsOf = (caches: ControllerCaches, index: number) => caches.parents[index]?.store
+
+  return {
+    name: `DecoratorController-${pipeline.name}`,
+    parentSources: rules.map((rule) => ({ ref: rule.info.ref })),
+    childSources: childSources(pipeline),
+    resyncPeriodMs: options.resyncPeriodMs,
+
+    parentKeys(target, old) {
+      const index = ruleOf(target.apiVersion, target.kind)
+      const rule = index === undefined ? undefined : rules[index]
+      if (index === undefined || rule === undefined || !isInScope(rule, target)) return []
+      if (old !== undefined && rule.ignoreStatusChanges && isStatusOnlyUpdate(old, target))
+        return []
+      return [targetKey(index, target)]
+    },
+
+    childKeys(child, change, old) {
+      if (change === 'update' && old?.metadata.resourceVersion === child.metadata.resourceVersion)
+        return []
+      // A decorator never adopts: only attachments it controls and marked wake their target.
+      const ref = controllerRefOf(child)
+      if (ref === undefined) return []
+      if (child.metadata.annotations?.[DECORATOR_CONTROLLER_ANNOTATION] !== pipeline.name) return []
+      const index = ruleOf(ref.apiVersion, ref.kind)
+      const rule = index === undefined ? undefined : rules[index]
+      if (index === undefined || rule === undefined) return []
+      const namespace = rule.info.ref.namespaced ? (child.metadata.namespace ?? '') : ''
+      return [`${index}:${namespace === '' ? ref.name : `${namespace}/${ref.name}`}`]
+    },
+
+    allParentKeys(caches) {
+      return rules.flatMap((rule, index) =>
+        (targetsOf(caches, index)?.list() ?? [])
+          .filter((target) => isInScope(rule, target))
+          .map((target) => targetKey(index, target))
+      )
+    },
+
+    start(runtime) {
+      rules.forEach((rule, index) => {
+        rule.related?.bind({
+          // Both selectors decide which targets a related change wakes (upstream #1253).
+          list: () =>
+            (targetsOf(runtime.caches, index)?.list() ?? []).filter((t) => isInScope(rule, t)),
+          enqueue: (target) => {
+            runtime.enqueue([targetKey(index, target)])
+          },
+        })
+      })
+    },
+
+    async stop() {
+      await Promise.all(rules.map((rule) => rule.related?.stop() ?? Promise.resolve()))
+    },
+
+    // Upstream leaves its finalizer on every target when a DecoratorController is deleted, so
+    // deleting a target then hangs forever (#1062); here the deletion releases them.
+    async release(caches, signal) {
+      for (const [index, rule] of rules.entries()) {
+        const target = {
+          client: pipeline.client,
+          ref: rule.info.ref,
+          finalizer: pipeline.finalizer,
+        }
+        for (const object of targetsOf(caches, index)?.list() ?? []) {
+          if (hasFinalizer(object, pipeline.finalizer))
+            await setFinalizer(target, object, false, signal)
+        }
+      }
+    },
+
+    async sync(key, context, caches) {
+      const parts = splitKey(key)
+      const rule = parts === undefined ? undefined : rules[parts.rule]
+      const cached = parts === undefined ? undefined : targetsOf(caches, parts.rule)?.get(parts.key)
+      if (rule === undefined || cached === undefined) return Action.awaitChange()
+      const log = options.log.child({ parent: `${cached.kind} ${objectKey(cached)}` })
+      return reportSyncError(cached, options.events, log, () =>
+        syncDecoratorTarget(pipeline, rule, cached, caches, context.signal, log)
+      )
+    },
+  }
+}
+
+/** One watched source per attachment rule, in the order `observeAttachments` reads them. */
+function childSources(pipeline: DecoratorPipeline): WatchSource[] {
+  return pipeline.attachmentTypes.map((type) => {
+    const childType = pipeline.attachments.types.get(type)
+    if (childType === undefined) throw new Error(`attachment type ${type} has no rule`)
+    return { ref: childType.ref }
+  })
+}

@@ -1,0 +1,72 @@
+/**
+ * Starts the generic parent loop for a kind: the part of a hosted controller's start that both
+ * controller kinds share.
+ *
+ * @module
+ */
+import type { EngineContext } from '../engine-context.js'
+import type { ControllerKind } from './parent-controller.js'
+import { ParentController } from './parent-controller.js'
+
+/** How long a hosted controller's caches may take to sync before its start fails (2 min). */
+export const CACHE_SYNC_TIMEOUT_MS = 120_000
+
+/** How long releasing a deleted controller's finalizers may take before it is given up (1 min). */
+export const RELEASE_TIMEOUT_MS = 60_000
+
+/** A running hosted controller. */
+export interface HostedController {
+  readonly name: string
+  /** Undoes what it put on parents, when its controller object was deleted (before `stop`). */
+  release(): Promise<void>
+  stop(): Promise<void>
+}
+
+/**
+ * Runs a kind on the generic parent loop; resolves once its caches are synced and its workers
+ * run.
+ *
+ * @param close - Releases what the kind's hooks hold, after the loop stopped.
+ * @throws Error when the caches do not sync within {@link CACHE_SYNC_TIMEOUT_MS}.
+ */
+export async function startHostedController(
+  context: EngineContext,
+  name: string,
+  kind: ControllerKind,
+  close: (() => Promise<void>) | undefined,
+  signal?: AbortSignal
+): Promise<HostedController> {
+  const controller = new ParentController({
+    kind,
+    informers: context.informers,
+    workers: context.workers,
+    ...(context.metrics === undefined
+      ? {}
+      : { queueMetrics: context.metrics.workQueue(kind.name) }),
+  })
+  // A cache that never syncs (no RBAC to list a child type, an API that went away) must fail
+  // this controller's start, not hold the meta-controller's worker forever.
+  try {
+    // Shutdown (`signal`) also ends the wait, so SIGTERM is not held up by a cache that never syncs.
+    const timeout = AbortSignal.timeout(CACHE_SYNC_TIMEOUT_MS)
+    await controller.start(signal === undefined ? timeout : AbortSignal.any([signal, timeout]))
+  } catch (error) {
+    await close?.()
+    if (error instanceof Error && error.name === 'TimeoutError') {
+      throw new Error(
+        `caches of ${kind.name} did not sync within ${CACHE_SYNC_TIMEOUT_MS / 1000} s; ` +
+          'check that the engine may list and watch the parent and child resources',
+        { cause: error }
+      )
+    }
+    throw error
+  }
+  return {
+    name,
+    release: () => controller.release(AbortSignal.timeout(RELEASE_TIMEOUT_MS)),
+    stop: async () => {
+      await controller.stop()
+      await close?.()
+    },
+  }
+}
