@@ -1,0 +1,144 @@
+/**
+ * The CompositeController's {@link KindAdapter}: parents (`widgets.example.com`) with
+ * ConfigMap children, selected either by the parent's `spec.selector` or by `generateSelector`.
+ *
+ * @module
+ */
+import type { KubeObject } from '../../core/kube-object.js'
+import { parseCompositeControllerSpec } from '../../api/composite-controller-spec.js'
+import type {
+  CompositeSyncRequest,
+  CompositeSyncResponse,
+  HookFunction,
+  ObjectsByType,
+} from '../../api/hook-model.js'
+import { compositeFinalizer, compositeKind } from '../composite/composite-kind.js'
+import type { ConformanceHook, KindAdapter, KindBuildOptions } from './conformance-harness.js'
+import { fakeResourceInfo } from './fake-resources.js'
+
+/** Options of {@link compositeAdapter}. */
+export interface CompositeAdapterOptions {
+  /** Select children by a generated `controller-uid` label instead of `spec.selector`. */
+  readonly generateSelector: boolean
+}
+
+const NAME = 'conformance'
+const PARENT = fakeResourceInfo({
+  group: 'example.com',
+  version: 'v1',
+  resource: 'widgets',
+  kind: 'Widget',
+  namespaced: true,
+  subresources: ['status'],
+})
+const CHILD = fakeResourceInfo({
+  group: '',
+  version: 'v1',
+  resource: 'configmaps',
+  kind: 'ConfigMap',
+  namespaced: true,
+})
+
+/** Every observed child, in type then key order. */
+function flatten(children: ObjectsByType): KubeObject[] {
+  return [...children.keys()]
+    .sort()
+    .flatMap((type) => [...(children.get(type)?.entries() ?? [])])
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, child]) => child)
+}
+
+/** Wraps a kind-neutral hook as a composite sync or finalize hook. */
+function compositeHook(
+  hook: ConformanceHook
+): HookFunction<CompositeSyncRequest, CompositeSyncResponse> {
+  return async (request) => {
+    const answer = await hook({
+      subject: request.parent,
+      observed: flatten(request.children),
+      finalizing: request.finalizing,
+    })
+    return {
+      status: answer.status ?? null,
+      children: answer.desired,
+      resyncAfterMs: answer.resyncAfterMs ?? 0,
+      finalized: answer.finalized ?? false,
+    }
+  }
+}
+
+/** The spec as a user would write it, parsed as the engine parses in-process controllers. */
+function compositeSpec(generateSelector: boolean, options: KindBuildOptions) {
+  const spec = parseCompositeControllerSpec({
+    generateSelector,
+    parentResource: {
+      apiVersion: PARENT.apiVersion,
+      resource: PARENT.ref.resource,
+      ...(options.subjectSelector === undefined ? {} : { labelSelector: options.subjectSelector }),
+    },
+    childResources: [
+      {
+        apiVersion: CHILD.apiVersion,
+        resource: CHILD.ref.resource,
+        updateStrategy: { method: options.updateMethod },
+      },
+    ],
+    hooks: { sync: {}, ...(options.finalize === undefined ? {} : { finalize: {} }) },
+  })
+  // Set after parsing: the parser clamps resyncPeriodSeconds to 1 s, too slow for a unit test.
+  return { ...spec, resyncPeriodMs: options.resyncPeriodMs }
+}
+
+/** Builds the CompositeController adapter for the conformance suite. */
+export function compositeAdapter(options: CompositeAdapterOptions): KindAdapter {
+  const { generateSelector } = options
+  return {
+    name: `CompositeController (${generateSelector ? 'generateSelector' : 'spec.selector'})`,
+    subject: PARENT,
+    child: CHILD,
+    finalizer: compositeFinalizer(NAME),
+    subjectObject: (name, namespace, labels) => ({
+      apiVersion: PARENT.apiVersion,
+      kind: PARENT.kind,
+      metadata: { name, namespace, labels },
+      spec: generateSelector ? {} : { selector: { matchLabels: { widget: name } } },
+    }),
+    desiredChild: (subject, name, data) => ({
+      apiVersion: CHILD.apiVersion,
+      kind: CHILD.kind,
+      // Under generateSelector the engine injects the controller-uid label itself.
+      metadata: { name, labels: generateSelector ? {} : { widget: subject.metadata.name ?? '' } },
+      data,
+    }),
+    undeclaredChild: (subject, name) => ({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name, labels: { widget: subject.metadata.name ?? '' } },
+    }),
+    kind: (build) =>
+      compositeKind({
+        name: NAME,
+        controller: {
+          apiVersion: 'metacontroller.k8s.io/v1alpha1',
+          kind: 'CompositeController',
+          metadata: { name: NAME },
+          status: {},
+        },
+        spec: compositeSpec(generateSelector, build),
+        parent: PARENT,
+        children: [{ info: CHILD, updateMethod: build.updateMethod }],
+        hooks: {
+          sync: compositeHook(build.sync),
+          ...(build.finalize === undefined ? {} : { finalize: compositeHook(build.finalize) }),
+        },
+        finalizerEnabled: build.finalize !== undefined,
+        client: build.client,
+        informers: build.informers,
+        discovery: {
+          resolveResource: () => Promise.reject(new Error('no discovery in the in-memory tier')),
+        },
+        events: build.events,
+        log: build.log,
+      }),
+  }
+}
