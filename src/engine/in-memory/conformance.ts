@@ -16,6 +16,7 @@ import type { JsonObject, KubeObject } from '../../core/kube-object.js'
 import { controllerRefOf } from '../../core/owner-references.js'
 import { LAST_APPLIED_ANNOTATION } from '../children/dynamic-apply.js'
 import { CONFORMANCE_NAMESPACE, ConformanceHarness } from './conformance-harness.js'
+import { fakeApiError } from './fake-api-error.js'
 import type { HarnessOptions, KindAdapter } from './conformance-harness.js'
 
 export { CONFORMANCE_NAMESPACE, ConformanceHarness } from './conformance-harness.js'
@@ -157,6 +158,26 @@ function errorProperties(adapter: KindAdapter): void {
 
   it('changes no child and no status, and records a Warning SyncError, for an undeclared child type', () =>
     unchangedAfter('undeclared'))
+
+  it('reports a failed child write and retries until it converges', () =>
+    withHarness(adapter, {}, async (h) => {
+      const match = {
+        method: 'create',
+        resource: adapter.child.ref.resource,
+        name: 'web-a',
+      } as const
+      h.cluster.failNext(match, fakeApiError('InternalError', 'etcd hiccup'), 2)
+      h.sync = ({ subject }) => ({ desired: [adapter.desiredChild(subject, 'web-a', { v: '1' })] })
+      await h.createSubject('web')
+      await h.waitFor(() => h.children().length === 1, 'the child, after the retries')
+      const creates = h.cluster.writes.filter((w) => w.method === 'create' && w.name === 'web-a')
+      assert.deepEqual(
+        creates.map((w) => w.error ?? 'ok'),
+        ['ApiError', 'ApiError', 'ok']
+      )
+      const errors = h.events.about(`${CONFORMANCE_NAMESPACE}/web`, 'SyncError')
+      assert.ok(errors.length >= 2 && errors.every((e) => e.type === 'Warning'))
+    }))
 }
 
 function updateProperties(adapter: KindAdapter): void {
