@@ -14,11 +14,13 @@ import { startControlPlane, waitFor } from '../../src/testing/index.js'
 import type { ControlPlane, WaitForOptions } from '../../src/testing/index.js'
 import {
   COMPOSITE_CONTROLLERS as CCS,
+  DECORATOR_CONTROLLERS as DCS,
   EVENTS,
   NAMESPACES,
 } from '../../src/kube/well-known-resources.js'
 export {
   COMPOSITE_CONTROLLERS as CCS,
+  DECORATOR_CONTROLLERS as DCS,
   EVENTS,
   NAMESPACES,
 } from '../../src/kube/well-known-resources.js'
@@ -105,6 +107,61 @@ export function isolatedComposite(parentKind: string, childKind: string) {
         labelSelector: { matchLabels: { [TEST_LABEL]: ns } },
       },
       childResources: [{ apiVersion: childCrd.apiVersion, resource: childCrd.ref.resource }],
+      hooks: { sync: { webhook: { url } } },
+      ...extra,
+    }),
+  }
+}
+
+/**
+ * A target and an attachment test CRD, with builders for targets and DecoratorController specs
+ * that keep each test's controllers on its own targets (the same label scheme as
+ * {@link isolatedComposite}: a DecoratorController of the test in `ns` selects targets labelled
+ * `metactl-test: ns`).
+ */
+export function isolatedDecorator(targetKind: string, attachmentKind: string) {
+  const targetCrd = testCrd(targetKind)
+  const attachmentCrd = testCrd(attachmentKind)
+  return {
+    targetCrd,
+    attachmentCrd,
+    /** A target in `namespace`, labelled for that test. */
+    targetObject: (
+      name: string,
+      namespace: string,
+      extra: { spec?: Record<string, unknown>; annotations?: Record<string, string> } = {}
+    ): KubeObject => ({
+      apiVersion: targetCrd.apiVersion,
+      kind: targetKind,
+      metadata: {
+        name,
+        namespace,
+        labels: { [TEST_LABEL]: namespace },
+        ...(extra.annotations === undefined ? {} : { annotations: extra.annotations }),
+      },
+      spec: extra.spec ?? {},
+    }),
+    /** An attachment of the attachment CRD (namespace defaulted by the engine). */
+    attachmentObject: (name: string, data: Record<string, unknown> = {}): KubeObject => ({
+      apiVersion: attachmentCrd.apiVersion,
+      kind: attachmentKind,
+      metadata: { name },
+      data,
+    }),
+    /** A DecoratorController spec serving only the targets of the test in `ns`. */
+    dcSpec: (
+      url: string,
+      ns: string,
+      extra: Record<string, unknown> = {}
+    ): Record<string, unknown> => ({
+      resources: [
+        {
+          apiVersion: targetCrd.apiVersion,
+          resource: targetCrd.ref.resource,
+          labelSelector: { matchLabels: { [TEST_LABEL]: ns } },
+        },
+      ],
+      attachments: [{ apiVersion: attachmentCrd.apiVersion, resource: attachmentCrd.ref.resource }],
       hooks: { sync: { webhook: { url } } },
       ...extra,
     }),
@@ -233,6 +290,22 @@ export class EngineFixture {
       spec: { resyncPeriodSeconds: 3600, ...spec },
     })
     this.onTeardown(() => this.client.delete(CCS, name).catch(() => undefined))
+    return created
+  }
+
+  /** Creates a DecoratorController deleted at teardown. */
+  async decoratorController(
+    name: string,
+    spec: Record<string, unknown>,
+    labels?: Record<string, string>
+  ): Promise<KubeObject> {
+    const created = await this.client.create(DCS, {
+      apiVersion: 'metacontroller.k8s.io/v1alpha1',
+      kind: 'DecoratorController',
+      metadata: { name, ...(labels === undefined ? {} : { labels }) },
+      spec: { resyncPeriodSeconds: 3600, ...spec },
+    })
+    this.onTeardown(() => this.client.delete(DCS, name).catch(() => undefined))
     return created
   }
 
