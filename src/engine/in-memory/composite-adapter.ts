@@ -97,6 +97,7 @@ export function compositeAdapter(options: CompositeAdapterOptions): KindAdapter 
     subject: PARENT,
     child: CHILD,
     finalizer: compositeFinalizer(NAME),
+    queueKey: (namespace, name) => `${namespace}/${name}`,
     subjectObject: (name, namespace, labels) => ({
       apiVersion: PARENT.apiVersion,
       kind: PARENT.kind,

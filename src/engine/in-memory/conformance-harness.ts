@@ -80,6 +80,8 @@ export interface KindAdapter {
   readonly child: ResourceInfo
   /** The finalizer the kind puts on subjects when it has a finalize hook. */
   readonly finalizer: string
+  /** The work-queue key of a subject (`namespace/name` for a composite parent). */
+  queueKey(namespace: string, name: string): string
   /** A new subject; `labels` decide whether it is in a `subjectSelector` scope. */
   subjectObject(name: string, namespace: string, labels: Record<string, string>): KubeObject
   /** A desired child of the declared type that this subject's controller accepts. */
@@ -197,7 +199,7 @@ export class ConformanceHarness {
 
   /** Queues a subject's key, as a resync or an unrelated event would. */
   poke(name: string): void {
-    this.#controller?.enqueue(`${CONFORMANCE_NAMESPACE}/${name}`)
+    this.#controller?.enqueue(this.#adapter.queueKey(CONFORMANCE_NAMESPACE, name))
   }
 
   /** Waits until watch delivery, syncs, hooks and writes have all come to rest. */

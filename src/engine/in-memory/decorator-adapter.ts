@@ -1,0 +1,137 @@
+/**
+ * The DecoratorController's {@link KindAdapter}: targets (`widgets.example.com`) with ConfigMap
+ * attachments, in scope by the resource rule's label selector.
+ *
+ * @module
+ */
+import type { KubeObject } from '../../core/kube-object.js'
+import { compileLabelSelector } from '../../core/label-selector.js'
+import {
+  DECORATOR_CONTROLLER_ANNOTATION,
+  decoratorFinalizer,
+} from '../../api/decorator-controller-spec.js'
+import type {
+  DecoratorSyncRequest,
+  DecoratorSyncResponse,
+  HookFunction,
+  ObjectsByType,
+} from '../../api/hook-model.js'
+import { gvkKey } from '../../api/hook-model.js'
+import { decoratorKind } from '../decorator/decorator-kind.js'
+import type { ConformanceHook, KindAdapter } from './conformance-harness.js'
+import { fakeResourceInfo } from './fake-resources.js'
+
+const NAME = 'conformance'
+const TARGET = fakeResourceInfo({
+  group: 'example.com',
+  version: 'v1',
+  resource: 'widgets',
+  kind: 'Widget',
+  namespaced: true,
+  subresources: ['status'],
+})
+const ATTACHMENT = fakeResourceInfo({
+  group: '',
+  version: 'v1',
+  resource: 'configmaps',
+  kind: 'ConfigMap',
+  namespaced: true,
+})
+const ATTACHMENT_TYPE = gvkKey(ATTACHMENT.apiVersion, ATTACHMENT.kind)
+
+function flatten(attachments: ObjectsByType): KubeObject[] {
+  return [...attachments.values()]
+    .flatMap((byKey) => [...byKey.entries()])
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, object]) => object)
+}
+
+/** Wraps a kind-neutral hook as a decorator sync or finalize hook (labels and annotations kept). */
+function decoratorHook(
+  hook: ConformanceHook
+): HookFunction<DecoratorSyncRequest, DecoratorSyncResponse> {
+  return async (request) => {
+    const answer = await hook({
+      subject: request.object,
+      observed: flatten(request.attachments),
+      finalizing: request.finalizing,
+    })
+    return {
+      labels: {},
+      annotations: {},
+      // A decorator's null status leaves the target's status alone.
+      status: answer.status ?? null,
+      attachments: answer.desired,
+      resyncAfterMs: answer.resyncAfterMs ?? 0,
+      finalized: answer.finalized ?? false,
+    }
+  }
+}
+
+/** Builds the DecoratorController adapter for the conformance suite. */
+export function decoratorAdapter(): KindAdapter {
+  return {
+    name: 'DecoratorController',
+    subject: TARGET,
+    child: ATTACHMENT,
+    finalizer: decoratorFinalizer(NAME),
+    // Decorator keys name the resource rule first: rule 0 is the only one here.
+    queueKey: (namespace, name) => `0:${namespace}/${name}`,
+    subjectObject: (name, namespace, labels) => ({
+      apiVersion: TARGET.apiVersion,
+      kind: TARGET.kind,
+      metadata: { name, namespace, labels },
+      spec: {},
+    }),
+    desiredChild: (_target, name, data) => ({
+      apiVersion: ATTACHMENT.apiVersion,
+      kind: ATTACHMENT.kind,
+      metadata: { name },
+      data,
+    }),
+    undeclaredChild: (_target, name) => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name } }),
+    kind: (build) => {
+      const matches = compileLabelSelector(build.subjectSelector)
+      return decoratorKind({
+        pipeline: {
+          name: NAME,
+          controller: {
+            apiVersion: 'metacontroller.k8s.io/v1alpha1',
+            kind: 'DecoratorController',
+            metadata: { name: NAME },
+            status: {},
+          },
+          hooks: {
+            sync: decoratorHook(build.sync),
+            ...(build.finalize === undefined ? {} : { finalize: decoratorHook(build.finalize) }),
+          },
+          finalizer: decoratorFinalizer(NAME),
+          finalizerEnabled: build.finalize !== undefined,
+          client: build.client,
+          attachments: {
+            types: new Map([
+              [ATTACHMENT_TYPE, { ref: ATTACHMENT.ref, updateMethod: build.updateMethod }],
+            ]),
+            declaredTypes: new Set([ATTACHMENT_TYPE]),
+            namespaced: new Map([[ATTACHMENT_TYPE, true]]),
+            injectLabels: {},
+            injectAnnotations: { [DECORATOR_CONTROLLER_ANNOTATION]: NAME },
+            matchesSelector: () => true,
+          },
+          attachmentTypes: [ATTACHMENT_TYPE],
+        },
+        rules: [
+          {
+            info: TARGET,
+            matches: (target) => matches(target.metadata.labels ?? {}),
+            ignoreStatusChanges: false,
+            related: undefined,
+          },
+        ],
+        resyncPeriodMs: build.resyncPeriodMs,
+        events: build.events,
+        log: build.log,
+      })
+    },
+  }
+}

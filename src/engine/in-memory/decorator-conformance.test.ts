@@ -1,0 +1,4 @@
+import { runConformanceSuite } from './conformance.js'
+import { decoratorAdapter } from './decorator-adapter.js'
+
+runConformanceSuite(decoratorAdapter())
