@@ -9,6 +9,9 @@ import type {
   CompositeSyncResponse,
   CustomizeRequest,
   CustomizeResponse,
+  DecoratorSyncRequest,
+  DecoratorSyncResponse,
+  HookFunction,
 } from '../api/hook-model.js'
 import type { KubeObject } from '../core/kube-object.js'
 import { hookCodec } from '../api/wire/codecs.js'
@@ -17,6 +20,8 @@ import type {
   CompositeRequest,
   CustomizeHook,
   CustomizeHookRequest,
+  DecoratorHook,
+  DecoratorRequest,
 } from './hook-types.js'
 
 /** Hook functions in the engine's internal model, as `Engine.addCompositeController` takes them. */
@@ -33,6 +38,16 @@ export interface EngineCompositeHooks {
     request: CustomizeRequest,
     signal: AbortSignal
   ) => Promise<CustomizeResponse>
+}
+
+/**
+ * Hook functions in the engine's internal model, as `Engine.addDecoratorController` takes them
+ * (the engine's `DecoratorHooks`, which the SDK cannot import: it sits beside the engine).
+ */
+export interface EngineDecoratorHooks {
+  readonly sync?: HookFunction<DecoratorSyncRequest, DecoratorSyncResponse>
+  readonly finalize?: HookFunction<DecoratorSyncRequest, DecoratorSyncResponse>
+  readonly customize?: HookFunction<CustomizeRequest, CustomizeResponse>
 }
 
 const codec = hookCodec('v2')
@@ -77,16 +92,62 @@ export function inProcessHooks<
   return {
     ...(sync === undefined ? {} : { sync: adaptComposite(sync, 'sync') }),
     ...(finalize === undefined ? {} : { finalize: adaptComposite(finalize, 'finalize') }),
-    ...(customize === undefined
-      ? {}
-      : {
-          customize: async (request: CustomizeRequest): Promise<CustomizeResponse> => {
-            const wire = structuredClone(
-              codec.encodeCustomize(request)
-            ) as unknown as CustomizeHookRequest
-            const response = await customize(wire)
-            return codec.decodeCustomize(JSON.stringify(response), { mode: 'strict' }).response
-          },
-        }),
+    ...(customize === undefined ? {} : { customize: adaptCustomize(customize) }),
+  }
+}
+
+function adaptCustomize(hook: CustomizeHook): HookFunction<CustomizeRequest, CustomizeResponse> {
+  return async (request) => {
+    const wire = structuredClone(codec.encodeCustomize(request)) as unknown as CustomizeHookRequest
+    const response = await hook(wire)
+    return codec.decodeCustomize(JSON.stringify(response), { mode: 'strict' }).response
+  }
+}
+
+function adaptDecorator(
+  hook: DecoratorHook,
+  name: 'sync' | 'finalize'
+): HookFunction<DecoratorSyncRequest, DecoratorSyncResponse> {
+  return async (request) => {
+    // Copied and strictly decoded for the same reasons as a composite hook (see adaptComposite).
+    const wire = structuredClone(codec.encodeDecoratorSync(request)) as unknown as DecoratorRequest
+    const response = await hook(wire)
+    return codec.decodeDecoratorSync(JSON.stringify(response), { hook: name, mode: 'strict' })
+      .response
+  }
+}
+
+/**
+ * Adapts SDK hooks for `Engine.addDecoratorController`, so a DecoratorController defined in
+ * TypeScript runs its hooks in the engine's process.
+ *
+ * @remarks
+ * The hook receives the JSON a v2 webhook would receive (`object`, `attachments` and `related`
+ * keyed `namespace/name`), a copy it may change; its answer is decoded strictly, exactly as a v2
+ * webhook's answer, so a hook behaves the same served with `serveHooks` or in-process.
+ *
+ * @example
+ * ```ts
+ * const sync = defineDecoratorHook(({ object }) => ({ labels: { decorated: 'true' } }))
+ * await engine.addDecoratorController({ name: 'labeler', spec, hooks: inProcessDecoratorHooks({ sync }) })
+ * ```
+ */
+export function inProcessDecoratorHooks<
+  Target extends KubeObject = KubeObject,
+  Attachment extends KubeObject = KubeObject,
+  Status = Record<string, unknown>,
+>(hooks: {
+  readonly sync?: DecoratorHook<Target, Attachment, Status>
+  readonly finalize?: DecoratorHook<Target, Attachment, Status>
+  readonly customize?: CustomizeHook<Target>
+}): EngineDecoratorHooks {
+  // The author's types describe what the engine sends; at run time these are plain JSON.
+  const sync = hooks.sync as unknown as DecoratorHook | undefined
+  const finalize = hooks.finalize as unknown as DecoratorHook | undefined
+  const customize = hooks.customize as unknown as CustomizeHook | undefined
+  return {
+    ...(sync === undefined ? {} : { sync: adaptDecorator(sync, 'sync') }),
+    ...(finalize === undefined ? {} : { finalize: adaptDecorator(finalize, 'finalize') }),
+    ...(customize === undefined ? {} : { customize: adaptCustomize(customize) }),
   }
 }

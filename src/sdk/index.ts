@@ -1,6 +1,7 @@
 /**
- * The hook SDK: write Metacontroller hooks in TypeScript with typed parents, children and status;
- * serve them as webhooks, or run them in-process in the engine.
+ * The hook SDK: write Metacontroller hooks (CompositeController and DecoratorController) in
+ * TypeScript with typed parents, children, attachments and status; serve them as webhooks, or run
+ * them in-process in the engine.
  *
  * @example
  * ```ts
@@ -33,9 +34,14 @@ export { countObserved, kubeObject, listObserved, typeKey } from './object-helpe
 export type { ChildMetadata } from './object-helpers.js'
 export { serveHooks } from './serve-hooks.js'
 export type { HookServer, ServeHooksOptions } from './serve-hooks.js'
-export { inProcessHooks } from './in-process.js'
-export type { EngineCompositeHooks } from './in-process.js'
-export { callCompositeHook } from './call-hook.js'
-export type { CheckedCompositeResponse, CompositeFixture } from './call-hook.js'
+export { inProcessDecoratorHooks, inProcessHooks } from './in-process.js'
+export type { EngineCompositeHooks, EngineDecoratorHooks } from './in-process.js'
+export { callCompositeHook, callDecoratorHook } from './call-hook.js'
+export type {
+  CheckedCompositeResponse,
+  CheckedDecoratorResponse,
+  CompositeFixture,
+  DecoratorFixture,
+} from './call-hook.js'
 export type { KubeObject, ObjectMeta, OwnerReference } from '../core/kube-object.js'
 export type { RelatedResourceRule } from '../api/hook-model.js'

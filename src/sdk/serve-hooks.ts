@@ -74,13 +74,20 @@ function send(res: ServerResponse, status: number, body: string, type = 'applica
  * Serves each hook at its path (POST, `application/json`), plus `GET /healthz`.
  *
  * @remarks
+ * Any hook can be served: CompositeController and DecoratorController sync and finalize hooks,
+ * and customize hooks. Each gets the request body as parsed JSON and its answer is sent back as
+ * JSON; the engine that calls it validates the answer.
+ *
  * A hook that throws answers 500 with the error's message (the engine records it in a Warning
  * event on the parent) and logs a line. Bodies that are not JSON get 400, wrong content types
  * 415, other methods 405.
  *
  * @example
  * ```ts
- * const server = await serveHooks({ '/sync': sync }, { port: 8080, host: '0.0.0.0' })
+ * const server = await serveHooks(
+ *   { '/sync': sync, '/decorate': decorateSync },
+ *   { port: 8080, host: '0.0.0.0' }
+ * )
  * process.once('SIGTERM', () => void server.close())
  * ```
  */
