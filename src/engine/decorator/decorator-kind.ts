@@ -73,6 +73,9 @@ export function decoratorKind(options: DecoratorKindOptions): ControllerKind {
   const isInScope = (rule: TargetRule, target: KubeObject): boolean =>
     hasFinalizer(target, pipeline.finalizer) || rule.matches(target)
   const targetsOf = (caches: ControllerCaches, index: number) => caches.parents[index]?.store
+  // Set once the DecoratorController is deleted: its workers still run until `stop`, and a sync
+  // woken by a released target would put the finalizer straight back.
+  let released = false
 
   return {
     name: `DecoratorController-${pipeline.name}`,
@@ -131,6 +134,7 @@ export function decoratorKind(options: DecoratorKindOptions): ControllerKind {
     // Upstream leaves its finalizer on every target when a DecoratorController is deleted, so
     // deleting a target then hangs forever (#1062); here the deletion releases them.
     async release(caches, signal) {
+      released = true
       for (const [index, rule] of rules.entries()) {
         const target = {
           client: pipeline.client,
@@ -145,6 +149,7 @@ export function decoratorKind(options: DecoratorKindOptions): ControllerKind {
     },
 
     async sync(key, context, caches) {
+      if (released) return Action.awaitChange()
       const parts = splitKey(key)
       const rule = parts === undefined ? undefined : rules[parts.rule]
       const cached = parts === undefined ? undefined : targetsOf(caches, parts.rule)?.get(parts.key)
