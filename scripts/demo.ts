@@ -18,6 +18,7 @@ import {
 } from '../examples/podservice/local.js'
 import type { LocalPodService } from '../examples/podservice/local.js'
 import { INGRESSES, PODS, PODSERVICES, SERVICES } from '../examples/podservice/stack.js'
+import { showNetworkPolicyDecorator } from '../examples/podservice-netpol/demo-step.js'
 import type { ResourceRef } from '../src/kube/index.js'
 
 const out = (text: string): void => {
@@ -29,7 +30,7 @@ const NO_NODES =
 const REAL_CLUSTER = 'To run them for real (kind), see examples/podservice/README.md.'
 
 async function main(world: { local?: LocalPodService }): Promise<void> {
-  const steps = new Steps(9)
+  const steps = new Steps(10)
   out('PodService demo: a Metacontroller CompositeController with a TypeScript hook.')
   out(`Note: ${NO_NODES}`)
   out(`      ${REAL_CLUSTER}`)
@@ -133,6 +134,8 @@ async function main(world: { local?: LocalPodService }): Promise<void> {
   await waitUntil('the Ingress to be deleted', () => gone(INGRESSES))
   steps.line('removed spec.ingress: the Ingress is deleted')
   steps.done()
+
+  await showNetworkPolicyDecorator(steps, local)
 
   steps.start('Invalid specs are refused by the API server (CRD schema and CEL rules)')
   const attempts: [string, Record<string, unknown>][] = [
