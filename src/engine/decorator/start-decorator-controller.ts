@@ -8,17 +8,14 @@ import { compileAnnotationSelector } from '../../core/annotation-selector.js'
 import { compileLabelSelector } from '../../core/label-selector.js'
 import { gvkKey } from '../../api/hook-model.js'
 import type { DecoratorResourceRule } from '../../api/decorator-controller-spec.js'
-import {
-  DECORATOR_CONTROLLER_ANNOTATION,
-  decoratorFinalizer,
-} from '../../api/decorator-controller-spec.js'
+import { decoratorFinalizer } from '../../api/decorator-controller-spec.js'
 import { ControllerSpecError } from '../../api/controller-spec-error.js'
-import type { ChildType } from '../children/plan-children.js'
 import { RelatedObjectsManager } from '../customize/related-objects-manager.js'
 import type { DecoratorControllerDefinition, EngineContext } from '../engine-context.js'
 import { startHostedController } from '../loop/start-hosted-controller.js'
 import type { HostedController } from '../loop/start-hosted-controller.js'
-import type { SyncRules } from '../sync/plan-sync.js'
+import { attachmentRules } from './attachment-rules.js'
+import type { AttachmentType } from './attachment-rules.js'
 import { decoratorKind } from './decorator-kind.js'
 import type { DecoratorPipeline, TargetRule } from './sync-decorator-target.js'
 
@@ -71,30 +68,16 @@ async function resolveTargetRules(
 async function resolveAttachments(
   context: EngineContext,
   definition: DecoratorControllerDefinition
-): Promise<{ rules: SyncRules; order: string[] }> {
-  const types = new Map<string, ChildType>()
-  const namespaced = new Map<string, boolean>()
-  const order: string[] = []
+): Promise<AttachmentType[]> {
+  const resolved: AttachmentType[] = []
   for (const rule of definition.spec.attachments) {
     const info = await context.discovery.resolveResource(rule.apiVersion, rule.resource)
     const type = gvkKey(info.apiVersion, info.kind)
-    if (types.has(type)) continue
-    order.push(type)
-    types.set(type, { ref: info.ref, updateMethod: rule.updateMethod })
-    namespaced.set(type, info.ref.namespaced)
+    // One source per type: a second rule for the same type would watch the same objects.
+    if (resolved.some((r) => r.type === type)) continue
+    resolved.push({ type, ref: info.ref, updateMethod: rule.updateMethod })
   }
-  return {
-    order,
-    rules: {
-      types,
-      declaredTypes: new Set(order),
-      namespaced,
-      injectLabels: {},
-      injectAnnotations: { [DECORATOR_CONTROLLER_ANNOTATION]: definition.name },
-      // A decorator has no selector over its attachments.
-      matchesSelector: () => true,
-    },
-  }
+  return resolved
 }
 
 /**
@@ -118,8 +101,8 @@ export async function startDecoratorController(
     finalizer: decoratorFinalizer(definition.name),
     finalizerEnabled: definition.finalizerEnabled,
     client: context.client,
-    attachments: attachments.rules,
-    attachmentTypes: attachments.order,
+    attachments: attachmentRules(definition.name, attachments),
+    attachmentTypes: attachments.map((a) => a.type),
   }
   const spec = definition.spec
   const kind = decoratorKind({

@@ -7,14 +7,13 @@
  */
 import type { KubeObject } from '../../core/kube-object.js'
 import { objectKey } from '../../core/object-key.js'
-import { controllerRefOf, isDeleting } from '../../core/owner-references.js'
+import { isDeleting } from '../../core/owner-references.js'
 import type {
   DecoratorSyncRequest,
   DecoratorSyncResponse,
   HookFunction,
   ObjectsByType,
 } from '../../api/hook-model.js'
-import { DECORATOR_CONTROLLER_ANNOTATION } from '../../api/decorator-controller-spec.js'
 import type { ObjectClient } from '../../kube/object-client.js'
 import type { ResourceInfo } from '../../kube/resource-map.js'
 import { Action } from '../../runtime/controller-loop.js'
@@ -28,6 +27,7 @@ import { chooseHook } from '../sync/choose-hook.js'
 import { hasFinalizer, shouldManageChildren, syncFinalizer } from '../sync/finalizer-step.js'
 import { planSync } from '../sync/plan-sync.js'
 import type { SyncRules } from '../sync/plan-sync.js'
+import { isAttachmentOf } from './attachment-rules.js'
 import { decorateTarget, writeDecoratedTarget } from './decorate-target.js'
 
 /** The sync and finalize hooks of a decorator pipeline; absent means not enabled. */
@@ -74,18 +74,12 @@ export function observeAttachments(
 ): ObjectsByType {
   const observed = new Map<string, ReadonlyMap<string, KubeObject>>()
   const uid = target.metadata.uid ?? ''
-  const namespace = target.metadata.namespace ?? ''
   for (const [index, type] of pipeline.attachmentTypes.entries()) {
     const store = caches.children[index]?.store
     if (store === undefined) throw new NotSyncedError(`no cache for attachments ${type}`)
     const owned = store
       .listByControllerUid(uid)
-      .filter(
-        (o) =>
-          controllerRefOf(o)?.uid === uid &&
-          o.metadata.annotations?.[DECORATOR_CONTROLLER_ANNOTATION] === pipeline.name &&
-          (namespace === '' || o.metadata.namespace === namespace)
-      )
+      .filter((o) => isAttachmentOf(o, target, pipeline.name))
     observed.set(type, new Map(owned.map((o) => [objectKey(o), o])))
   }
   return observed

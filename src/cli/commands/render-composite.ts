@@ -1,0 +1,232 @@
+/**
+ * `metactl render` for a CompositeController: runs its sync (or finalize) hook offline for a
+ * parent and optional observed children, and plans with the engine's selector, claim rules and
+ * planner. Observed children are claimed as the engine would claim them (in the parent's
+ * namespace, controlled by the parent or orphans, labels matching the selector); the others are
+ * left out with a warning.
+ *
+ * @module
+ */
+import type { Agent } from 'undici'
+import type { KubeObject } from '../../core/kube-object.js'
+import { DEFAULT_WEBHOOK_TIMEOUT_MS } from '../../api/composite-controller-spec.js'
+import type { CompositeControllerSpec } from '../../api/composite-controller-spec.js'
+import type { CompositeSyncRequest, CompositeSyncResponse } from '../../api/hook-model.js'
+import { TerminalError } from '../../runtime/reconcile-errors.js'
+import { decideClaim } from '../../engine/children/claim-children.js'
+import { InvalidDesiredChildError } from '../../engine/children/desired-children.js'
+import type { ChildPlan } from '../../engine/children/plan-children.js'
+import { compositeSelector } from '../../engine/composite/composite-selector.js'
+import type { ParentSelector } from '../../engine/composite/composite-selector.js'
+import { compositeWire, webhookFunction } from '../../engine/hooks/webhook-hooks.js'
+import { planSync } from '../../engine/sync/plan-sync.js'
+import type { SyncPlan } from '../../engine/sync/plan-sync.js'
+import { inProcessHooks } from '../../sdk/in-process.js'
+import type { CompositeHook } from '../../sdk/hook-types.js'
+import { CliError } from '../cli-error.js'
+import {
+  childTypesOf,
+  correctGuesses,
+  describeObject,
+  importHookModule,
+  isNamespaced,
+  messageOf,
+  planComments,
+  planJson,
+  readObjects,
+  readParentObject,
+  resolveObserved,
+  typeOf,
+  yamlLines,
+} from './render-support.js'
+import type { RenderOptions } from './render-support.js'
+
+/** A hook to call, and what to call it in messages. */
+interface RenderHook {
+  readonly description: string
+  call(request: CompositeSyncRequest): Promise<CompositeSyncResponse>
+  close(): Promise<void>
+}
+
+/** What a composite render produced. */
+export interface CompositeRender {
+  readonly desired: readonly KubeObject[]
+  readonly plan: ChildPlan
+  readonly response: CompositeSyncResponse
+}
+
+function webhookHook(
+  url: string,
+  spec: CompositeControllerSpec,
+  finalizing: boolean,
+  warn: (line: string) => void
+): RenderHook {
+  try {
+    new URL(url)
+  } catch {
+    throw new CliError(`--hook-url: "${url}" is not a valid URL`)
+  }
+  const hookSpec = (finalizing ? spec.hooks.finalize : undefined) ?? spec.hooks.sync
+  const name = finalizing ? 'finalize' : 'sync'
+  const agents: Agent[] = []
+  // The engine's own webhook call, pointed at --hook-url instead of the controller's URL.
+  const call = webhookFunction(
+    {
+      url,
+      timeoutMs: hookSpec?.webhook?.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS,
+      decodeMode: hookSpec?.webhook?.decodeMode,
+    },
+    name,
+    compositeWire(hookSpec ?? { version: 'v1', webhook: undefined }, name),
+    (warnings) => {
+      for (const warning of warnings) warn(`warning: hook response: ${warning}`)
+    },
+    agents
+  )
+  const signal = new AbortController().signal
+  return {
+    description: `hook ${url} (${hookSpec?.version ?? 'v1'})`,
+    call: (request) => call(request, signal),
+    close: async () => {
+      await Promise.all(agents.map((agent) => agent.close()))
+    },
+  }
+}
+
+async function moduleHook(specifier: string, finalizing: boolean): Promise<RenderHook> {
+  const { description, hook } = await importHookModule(specifier, finalizing)
+  const adapted = inProcessHooks(
+    finalizing ? { finalize: hook as CompositeHook } : { sync: hook as CompositeHook }
+  )
+  const call = finalizing ? adapted.finalize : adapted.sync
+  if (call === undefined) throw new Error('inProcessHooks dropped the hook')
+  const signal = new AbortController().signal
+  return { description, call: (request) => call(request, signal), close: () => Promise.resolve() }
+}
+
+/**
+ * Renders a CompositeController's hook for a parent: claims the observed children as the engine
+ * would, calls the hook, and plans with the engine's own planner.
+ */
+export async function renderComposite(
+  opts: RenderOptions,
+  controller: { object: KubeObject; spec: CompositeControllerSpec },
+  warn: (line: string) => void
+): Promise<CompositeRender> {
+  const { spec } = controller
+  const parent = readParentObject(opts.parent, [spec.parentResource], warn)
+  const observedObjects = (opts.observed ?? []).flatMap((file) =>
+    readObjects('--observed', file).map((object) => ({ object, file }))
+  )
+  const { rules, byRule } = resolveObserved(
+    spec.childResources,
+    'childResources',
+    parent,
+    observedObjects
+  )
+  const selector = parentSelector(spec, parent)
+  for (const children of byRule.values()) {
+    for (const [key, child] of children) {
+      const decision = decideClaim(child, parent, selector.matches)
+      if (decision.action === 'claim' || decision.action === 'adopt') continue
+      warn(`warning: observed ${describeObject(child)} is left out: ${decision.reason}`)
+      children.delete(key)
+    }
+  }
+  const finalizing = opts.finalizing === true
+  if (finalizing && spec.hooks.finalize === undefined) {
+    warn('warning: the controller has no finalize hook; the engine never sends finalizing: true')
+  }
+  if (spec.hooks.customize !== undefined) {
+    warn('warning: the customize hook is not called offline; related objects are empty')
+  }
+
+  const request: CompositeSyncRequest = {
+    controller: { ...controller.object, status: controller.object['status'] ?? {} },
+    parent,
+    children: new Map(rules.map((rule) => [typeOf(rule), byRule.get(rule) ?? new Map()])),
+    related: new Map(),
+    finalizing,
+  }
+  const hook =
+    opts.hookUrl === undefined
+      ? await moduleHook(opts.hookModule ?? '', finalizing)
+      : webhookHook(opts.hookUrl, spec, finalizing, warn)
+  let response: CompositeSyncResponse
+  try {
+    response = await hook.call(request)
+  } catch (error) {
+    throw new CliError(`${hook.description} failed: ${messageOf(error)}`)
+  } finally {
+    await hook.close()
+  }
+
+  correctGuesses(rules, response.children, warn)
+  const types = childTypesOf(rules)
+  const observed = new Map(rules.map((rule) => [typeOf(rule), byRule.get(rule) ?? new Map()]))
+  let plan: SyncPlan
+  try {
+    plan = planSync(parent, observed, response.children, {
+      types,
+      declaredTypes: new Set(types.keys()),
+      namespaced: new Map(rules.map((rule) => [typeOf(rule), isNamespaced(rule)])),
+      injectLabels: selector.injectLabels,
+      matchesSelector: selector.matches,
+    })
+  } catch (error) {
+    if (error instanceof InvalidDesiredChildError) {
+      throw new CliError(`${hook.description} returned invalid children: ${error.message}`)
+    }
+    throw error
+  }
+  return {
+    desired: [...plan.desired.values()].flatMap((children) => [...children.values()]),
+    plan: plan.children,
+    response,
+  }
+}
+
+/** The engine's parent selector, with its errors phrased for the command line. */
+function parentSelector(spec: CompositeControllerSpec, parent: KubeObject): ParentSelector {
+  try {
+    return compositeSelector(spec, parent)
+  } catch (error) {
+    if (!(error instanceof TerminalError)) throw error
+    const hint = spec.generateSelector ? '' : ' (or set spec.generateSelector on the controller)'
+    throw new CliError(`--parent: ${error.message}${hint}`)
+  }
+}
+
+/** The YAML output: a valid YAML stream, the plan and status in comments after the children. */
+export function formatCompositeText(result: CompositeRender): string[] {
+  const lines: string[] = []
+  for (const child of result.desired) lines.push('---', ...yamlLines(child))
+  if (result.desired.length === 0) lines.push('# No desired children.')
+  const { plan, response } = result
+  lines.push(...planComments(plan))
+  const status = response.status
+  if (status === null || Object.keys(status).length === 0) {
+    lines.push(`# Status: ${status === null ? 'null' : '{}'}`)
+  } else {
+    lines.push('# Status:', ...yamlLines(status).map((line) => `#   ${line}`))
+  }
+  lines.push(`# resyncAfterSeconds: ${response.resyncAfterMs / 1000}`)
+  lines.push(`# finalized: ${String(response.finalized)}`)
+  return lines
+}
+
+/** The JSON output: one object. */
+export function formatCompositeJson(result: CompositeRender): string {
+  const { plan, response } = result
+  return JSON.stringify(
+    {
+      desired: result.desired,
+      plan: planJson(plan),
+      status: response.status,
+      resyncAfterSeconds: response.resyncAfterMs / 1000,
+      finalized: response.finalized,
+    },
+    null,
+    2
+  )
+}

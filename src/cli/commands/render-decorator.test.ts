@@ -1,0 +1,157 @@
+import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, describe, it } from 'node:test'
+import { main } from '../main.js'
+
+const dir = mkdtempSync(join(tmpdir(), 'metactl-render-dc-'))
+
+function file(name: string, text: string): string {
+  const path = join(dir, name)
+  writeFileSync(path, text)
+  return path
+}
+
+async function render(...args: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
+  const out: string[] = []
+  const err: string[] = []
+  const code = await main(['node', 'metactl', 'render', ...args], {
+    out: (line) => out.push(line),
+    err: (line) => err.push(line),
+  })
+  return { code, out, err }
+}
+
+const controller = file(
+  'dc.yaml',
+  `apiVersion: metacontroller.k8s.io/v1alpha1
+kind: DecoratorController
+metadata: { name: netpol }
+spec:
+  resources:
+    - apiVersion: example.com/v1
+      resource: gadgets
+      annotationSelector: { matchExpressions: [{ key: protect, operator: Exists }] }
+  attachments:
+    - { apiVersion: networking.k8s.io/v1, resource: networkpolicies, updateStrategy: { method: InPlace } }
+  hooks: { sync: { webhook: { url: http://hooks.example/sync } } }
+`
+)
+const target = file(
+  'target.yaml',
+  `apiVersion: example.com/v1
+kind: Gadget
+metadata: { name: g, namespace: ns, uid: uid-g, labels: { old: x, keep: y }, annotations: { protect: "yes" } }
+`
+)
+const observed = file(
+  'observed.yaml',
+  `apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata:
+  name: stale
+  namespace: ns
+  uid: uid-stale
+  annotations: { metacontroller.k8s.io/decorator-controller: netpol }
+  ownerReferences: [{ apiVersion: example.com/v1, kind: Gadget, name: g, uid: uid-g, controller: true }]
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: { name: someone-elses, namespace: ns }
+`
+)
+const hook = file(
+  'hook.mjs',
+  `export function sync(request) {
+  return {
+    labels: { protected: 'true', old: null },
+    annotations: {},
+    status: { attachments: Object.keys(request.attachments) },
+    attachments: [
+      { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: request.object.metadata.name }, spec: { podSelector: {} } },
+    ],
+  }
+}
+`
+)
+
+after(() => {
+  rmSync(dir, { recursive: true, force: true })
+})
+
+describe('metactl render for a DecoratorController', () => {
+  it('plans attachments with the marker annotation, deletes stale ones and shows the target changes', async () => {
+    const result = await render(
+      '--controller',
+      controller,
+      '--parent',
+      target,
+      '--observed',
+      observed,
+      '--hook-module',
+      hook,
+      '--output',
+      'json'
+    )
+    assert.equal(result.code, 0, result.err.join('\n'))
+    const out = JSON.parse(result.out.join('\n')) as {
+      desired: {
+        metadata: { name: string; namespace: string; annotations: Record<string, string> }
+      }[]
+      plan: { create: { key: string }[]; delete: { key: string }[] }
+      target: { metadata: { labels: Record<string, string> }; status: unknown }
+    }
+    const [desired] = out.desired
+    assert.ok(desired !== undefined && out.desired.length === 1)
+    assert.equal(desired.metadata.namespace, 'ns')
+    assert.equal(
+      desired.metadata.annotations['metacontroller.k8s.io/decorator-controller'],
+      'netpol'
+    )
+    assert.deepEqual(
+      out.plan.create.map((e) => e.key),
+      ['ns/g']
+    )
+    assert.deepEqual(
+      out.plan.delete.map((e) => e.key),
+      ['ns/stale']
+    )
+    assert.deepEqual(out.target.metadata.labels, { keep: 'y', protected: 'true' })
+    assert.deepEqual(out.target.status, { attachments: ['NetworkPolicy.networking.k8s.io/v1'] })
+    assert.match(result.err.join('\n'), /someone-elses .* is left out/)
+  })
+
+  it('prints the target changes as comments in the YAML output', async () => {
+    const result = await render(
+      '--controller',
+      controller,
+      '--parent',
+      target,
+      '--hook-module',
+      hook
+    )
+    assert.equal(result.code, 0, result.err.join('\n'))
+    const text = result.out.join('\n')
+    assert.match(text, /# Target: updated/)
+    assert.match(text, /# Labels:\n# {3}protected: "true"\n# {3}- old/)
+    assert.match(text, /# {3}create {5}NetworkPolicy.networking.k8s.io\/v1 ns\/g/)
+  })
+
+  it('warns when the target matches no resource rule', async () => {
+    const plain = file(
+      'plain.yaml',
+      'apiVersion: example.com/v1\nkind: Gadget\nmetadata: { name: p, namespace: ns }\n'
+    )
+    const result = await render(
+      '--controller',
+      controller,
+      '--parent',
+      plain,
+      '--hook-module',
+      hook
+    )
+    assert.equal(result.code, 0)
+    assert.match(result.err.join('\n'), /matches no resource rule/)
+  })
+})
