@@ -124,7 +124,7 @@ describe('NetworkPolicy decorator manifests', () => {
     assert.deepEqual(spec.resources, netpolDecoratorSpec.resources)
     assert.deepEqual(spec.attachments, netpolDecoratorSpec.attachments)
     assert.equal(spec.hooks.sync.version, 'v2')
-    assert.equal(spec.hooks.sync.webhook.url, 'http://127.0.0.1:8081/sync')
+    assert.equal(spec.hooks.sync.webhook.url, 'http://127.0.0.1:8082/sync')
   })
 
   it('decoratorControllerFor rewrites only the webhook URL', () => {

@@ -26,7 +26,7 @@ import { createOrReplace } from '../podservice/stack.js'
 import type { HookMode } from '../podservice/stack.js'
 import { DECORATOR_NAME, netpolDecorator, sync } from './hook.js'
 
-/** The DecoratorController manifest, calling the hook on 127.0.0.1:8081. */
+/** The DecoratorController manifest, calling the hook on 127.0.0.1:8082. */
 export const DECORATOR_MANIFEST: string = join(
   fileURLToPath(new URL('.', import.meta.url)),
   'decorator.yaml'
