@@ -88,7 +88,7 @@ export interface InProcessDecoratorController {
 export class Engine {
   /** The transport to the cluster. */
   readonly transport: KubeTransport
-  /** Metrics of the client, informers, queues and hooks. */
+  /** Metrics of the client, informers and work queues. */
   readonly metrics: RuntimeMetrics
   readonly #context: EngineContext
   readonly #options: EngineOptions
