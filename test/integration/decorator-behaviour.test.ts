@@ -312,9 +312,12 @@ describe('decorator controller behaviour', () => {
     await fx.waitForGone(targetCrd.ref, 'fin', ns)
   })
 
-  it('keeps its finalizer on targets across a restart (spec change), and removes it when the DecoratorController is deleted (upstream #1062)', async () => {
+  it('keeps its finalizer on targets across a restart (spec change), and removes it when the DecoratorController is deleted, so that a deleting target goes (upstream #1062)', async () => {
     const ns = await fx.namespace()
-    const hook = await fx.hook((body) => ({ labels: { seen: nameOf(body) } }))
+    // Finalize never says finalized: only the release can let a deleting target go.
+    const hook = await fx.hook((body) =>
+      asRequest(body).finalizing ? { finalized: false } : { labels: { seen: nameOf(body) } }
+    )
     const dcName = `release-${ns}`
     await fx.decoratorController(dcName, {
       ...dcSpec(hook.url, ns),
@@ -342,20 +345,27 @@ describe('decorator controller behaviour', () => {
       const o = await fx.client.get(targetCrd.ref, name, { namespace: ns })
       assert.ok(hasFinalizer(o, finalizer), `${name} kept the finalizer across a restart`)
     }
-    // Deleting the DecoratorController releases its targets.
+    // b is being deleted, held by a finalize hook that never finishes.
+    await fx.client.delete(targetCrd.ref, 'b', { namespace: ns })
+    await waitFor(() => hook.requests.some((r) => asRequest(r).finalizing), {
+      description: 'finalize called for b',
+    })
+    const held = await fx.client.get(targetCrd.ref, 'b', { namespace: ns })
+    assert.ok(held.metadata.deletionTimestamp)
+    // Deleting the DecoratorController releases its targets: b goes, a loses the finalizer.
     await fx.client.delete(DCS, dcName)
-    for (const name of ['a', 'b']) {
-      await fx.waitForObject(targetCrd.ref, name, ns, (o) => !hasFinalizer(o, finalizer))
-    }
+    await fx.waitForGone(targetCrd.ref, 'b', ns)
+    await fx.waitForObject(targetCrd.ref, 'a', ns, (o) => !hasFinalizer(o, finalizer))
     // And stays released: nothing puts the finalizer back afterwards.
     await sleep(1500)
-    for (const name of ['a', 'b']) {
-      const o = await fx.client.get(targetCrd.ref, name, { namespace: ns })
-      assert.ok(!hasFinalizer(o, finalizer), `${name} is still released`)
-    }
+    const a = await fx.client.get(targetCrd.ref, 'a', { namespace: ns })
+    assert.ok(!hasFinalizer(a, finalizer), 'a is still released')
     await fx.client.delete(targetCrd.ref, 'a', { namespace: ns })
     await fx.waitForGone(targetCrd.ref, 'a', ns)
-    assert.ok(hook.requests.every((r) => !asRequest(r).finalizing))
+    assert.ok(
+      hook.requests.every((r) => !asRequest(r).finalizing || nameOf(r) === 'b'),
+      'finalize was called for b only'
+    )
   })
 
   it('runs a finalize-only decorator (no sync hook): finalizer added, no call on normal syncs, finalize on deletion (upstream #948)', async () => {
@@ -650,6 +660,87 @@ describe('decorator controller behaviour', () => {
         current = 'good'
       })
     }
+  })
+
+  it('decorates targets of several resource rules, each with its own selector', async () => {
+    const ns = await fx.namespace()
+    const hook = await fx.hook((body) => ({
+      labels: { kind: asRequest(body).object.kind },
+    }))
+    await fx.decoratorController(`multi-${ns}`, {
+      resources: [
+        {
+          apiVersion: targetCrd.apiVersion,
+          resource: targetCrd.ref.resource,
+          labelSelector: { matchLabels: { [TEST_LABEL]: ns } },
+        },
+        {
+          apiVersion: 'v1',
+          resource: 'configmaps',
+          labelSelector: { matchLabels: { [TEST_LABEL]: ns, pick: 'me' } },
+        },
+      ],
+      hooks: { sync: { webhook: { url: hook.url } } },
+    })
+    await fx.client.create(targetCrd.ref, targetObject('multi', ns))
+    for (const [name, labels] of [
+      ['picked', { [TEST_LABEL]: ns, pick: 'me' }],
+      ['unpicked', { [TEST_LABEL]: ns }],
+    ] as const) {
+      await fx.client.create(CONFIGMAPS, {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name, namespace: ns, labels },
+      })
+    }
+    await fx.waitForObject(
+      targetCrd.ref,
+      'multi',
+      ns,
+      (o) => o.metadata.labels?.['kind'] === 'DbTarget'
+    )
+    await fx.waitForObject(
+      CONFIGMAPS,
+      'picked',
+      ns,
+      (o) => o.metadata.labels?.['kind'] === 'ConfigMap'
+    )
+    await sleep(1000)
+    const unpicked = await fx.client.get(CONFIGMAPS, 'unpicked', { namespace: ns })
+    assert.equal(unpicked.metadata.labels?.['kind'], undefined)
+  })
+
+  it('ignores status-only updates of a target with ignoreStatusChanges, but not label changes', async () => {
+    const ns = await fx.namespace()
+    const hook = await fx.hook(() => ({ labels: { synced: 'yes' } }))
+    const spec = dcSpec(hook.url, ns)
+    const [rule] = spec['resources'] as Record<string, unknown>[]
+    await fx.decoratorController(`ignore-${ns}`, {
+      ...spec,
+      resources: [{ ...rule, ignoreStatusChanges: true }],
+      attachments: [],
+    })
+    await fx.client.create(targetCrd.ref, targetObject('quiet', ns))
+    const synced = await fx.waitForObject(
+      targetCrd.ref,
+      'quiet',
+      ns,
+      (o) => o.metadata.labels?.['synced'] === 'yes'
+    )
+    await sleep(500)
+    const calls = hook.requests.length
+    await fx.client.updateStatus(targetCrd.ref, { ...synced, status: { by: 'someone else' } })
+    await sleep(1500)
+    assert.equal(hook.requests.length, calls, 'a status-only update did not call the hook')
+    await fx.client.patch(
+      targetCrd.ref,
+      'quiet',
+      { metadata: { labels: { touched: 'yes' } } },
+      { namespace: ns, type: 'merge' }
+    )
+    await waitFor(() => hook.requests.length > calls, {
+      description: 'a sync after a label change',
+    })
   })
 
   it('runs an in-process TypeScript decorator through the same pipeline, without a DecoratorController object', async () => {
