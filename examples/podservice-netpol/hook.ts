@@ -93,12 +93,12 @@ export const sync: DecoratorHook<PodService, NetworkPolicy> = defineDecoratorHoo
   PodService,
   NetworkPolicy
 >(({ object }) => {
-  const policy = desiredNetworkPolicy(object)
-  const port = policy.spec?.ingress?.[0]?.ports?.[0]?.port ?? ''
+  // The same defaulting as the PodService controller, so the policy opens the Pod's real port.
+  const { port } = settingsOf(object)
   return {
     labels: { [PROTECTED_LABEL]: 'true' },
     annotations: { [INGRESS_PORT_ANNOTATION]: `TCP/${String(port)}` },
-    attachments: [policy],
+    attachments: [desiredNetworkPolicy(object)],
   }
 })
 

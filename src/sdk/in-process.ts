@@ -45,8 +45,11 @@ export interface EngineCompositeHooks {
  * (the engine's `DecoratorHooks`, which the SDK cannot import: it sits beside the engine).
  */
 export interface EngineDecoratorHooks {
+  /** Called for each target that matches the controller's selectors. */
   readonly sync?: HookFunction<DecoratorSyncRequest, DecoratorSyncResponse>
+  /** Called for a target that is going away or stopped matching, while it has the finalizer. */
   readonly finalize?: HookFunction<DecoratorSyncRequest, DecoratorSyncResponse>
+  /** Names the related objects sent to sync and finalize. */
   readonly customize?: HookFunction<CustomizeRequest, CustomizeResponse>
 }
 
