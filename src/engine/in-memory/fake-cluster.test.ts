@@ -101,6 +101,31 @@ describe('FakeCluster objects', () => {
     assert.equal(same.metadata.resourceVersion, resized.metadata.resourceVersion)
   })
 
+  it('stores empty labels and finalizers as absent, so writing them is no change', async () => {
+    const cluster = new FakeCluster()
+    const created = await cluster.create(WIDGETS, {
+      ...widget('a'),
+      metadata: { name: 'a', namespace: 'ns', labels: {}, finalizers: [] },
+    })
+    assert.equal(created.metadata.labels, undefined)
+    const same = await cluster.update(WIDGETS, {
+      ...created,
+      metadata: { ...created.metadata, annotations: {}, ownerReferences: [] },
+    })
+    assert.equal(same.metadata.resourceVersion, created.metadata.resourceVersion)
+  })
+
+  it('names objects from generateName and stores nothing on a dry run', async () => {
+    const cluster = new FakeCluster()
+    const generated = await cluster.create(WIDGETS, {
+      ...widget(''),
+      metadata: { generateName: 'w-', namespace: 'ns' },
+    })
+    assert.match(generated.metadata.name ?? '', /^w-.{5}$/)
+    await cluster.create(WIDGETS, widget('dry'), { dryRun: true })
+    assert.equal(cluster.peek(WIDGETS, 'dry', 'ns'), undefined)
+  })
+
   it('keeps status on update and changes only status on updateStatus', async () => {
     const cluster = new FakeCluster()
     const created = await cluster.create(WIDGETS, { ...widget('a'), status: { ignored: 1 } })

@@ -149,6 +149,22 @@ function specPart(object: KubeObject): Record<string, unknown> {
   return rest
 }
 
+/**
+ * Drops empty label, annotation, finalizer and owner lists, as the real server's serialization
+ * does (Go `omitempty`), so that `labels: {}` and no labels are the same stored object (and not
+ * a change).
+ */
+function normalizeMetadata(object: KubeObject): KubeObject {
+  const metadata = object.metadata
+  const isEmpty = (value: object | undefined): boolean =>
+    value !== undefined && Object.keys(value).length === 0
+  if (isEmpty(metadata.labels)) delete metadata.labels
+  if (isEmpty(metadata.annotations)) delete metadata.annotations
+  if (isEmpty(metadata.finalizers)) delete metadata.finalizers
+  if (isEmpty(metadata.ownerReferences)) delete metadata.ownerReferences
+  return object
+}
+
 function withoutVersion(object: KubeObject): KubeObject {
   const metadata = { ...object.metadata }
   delete metadata.resourceVersion
@@ -445,7 +461,7 @@ export class FakeCluster implements ObjectClient {
     if (collection.objects.has(key)) {
       throw this.#error('AlreadyExists', `${ref.resource} "${name}" already exists`, 'POST', path)
     }
-    const stored = structuredClone(object)
+    const stored = normalizeMetadata(structuredClone(object))
     const metadata = stored.metadata
     delete metadata.deletionTimestamp
     delete metadata.resourceVersion
@@ -523,7 +539,7 @@ export class FakeCluster implements ObjectClient {
     method: string,
     path: string
   ): KubeObject {
-    const next = structuredClone(object)
+    const next = normalizeMetadata(structuredClone(object))
     const meta = next.metadata
     const { uid, creationTimestamp, deletionTimestamp, generation, name, namespace } =
       current.metadata
