@@ -11,7 +11,11 @@ import type { KubeObject } from './kube-object.js'
  * one. Caches, work queues and the hook protocol's uniform (v2) object maps all use it.
  */
 export function objectKey(object: KubeObject): string {
-  const { namespace, name = '' } = object.metadata
+  return keyOf(object.metadata.namespace, object.metadata.name ?? '')
+}
+
+/** Returns the object key of a name in a namespace (none or empty: cluster-scoped). */
+export function keyOf(namespace: string | undefined, name: string): string {
   return namespace === undefined || namespace === '' ? name : `${namespace}/${name}`
 }
 

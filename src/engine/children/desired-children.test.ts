@@ -80,13 +80,10 @@ describe('prepareDesiredChildren', () => {
     assert.deepEqual([...(out.get(POD)?.keys() ?? [])], ['ns/a'])
   })
 
-  it('keeps the namespace a child of a cluster-scoped parent names, and adds none', () => {
+  it('keeps the namespace a child of a cluster-scoped parent names', () => {
     const ctx = context({ parent: parent() })
-    const out = prepareDesiredChildren([pod('a', { namespace: 'team-1' }), pod('b')], ctx)
+    const out = prepareDesiredChildren([pod('a', { namespace: 'team-1' })], ctx)
     assert.equal(out.get(POD)?.get('team-1/a')?.metadata.namespace, 'team-1')
-    const b = out.get(POD)?.get('b')
-    assert.ok(b)
-    assert.equal(b.metadata.namespace, undefined)
   })
 
   it('gives a cluster-scoped child of a namespaced parent no namespace and keys it by name', () => {
@@ -245,5 +242,49 @@ describe('prepareDesiredChildren', () => {
     const ctx = context({ namespaced: new Map() })
     const out = prepareDesiredChildren([clusterRole('r')], ctx)
     assert.equal(out.get(CLUSTER_ROLE)?.get('ns/r')?.metadata.namespace, 'ns')
+  })
+})
+
+describe('prepareDesiredChildren for a cluster-scoped parent', () => {
+  const clusterParent: KubeObject = {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRole',
+    metadata: { name: 'reader', uid: 'uid-reader' },
+  }
+  const rules = {
+    parent: clusterParent,
+    ruleField: 'attachments',
+    declaredTypes: new Set(['RoleBinding.rbac.authorization.k8s.io/v1']),
+    namespaced: new Map([['RoleBinding.rbac.authorization.k8s.io/v1', true]]),
+    injectLabels: {},
+    matchesSelector: () => true,
+  }
+  const binding = (namespace?: string): KubeObject => ({
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'RoleBinding',
+    metadata: { name: 'reader', ...(namespace === undefined ? {} : { namespace }) },
+  })
+
+  it('keeps the namespace a namespaced child names', () => {
+    const out = prepareDesiredChildren([binding('default')], rules)
+    assert.deepEqual(
+      [...(out.get('RoleBinding.rbac.authorization.k8s.io/v1')?.keys() ?? [])],
+      ['default/reader']
+    )
+  })
+
+  it('refuses a namespaced child without a namespace, naming the rule list in messages', () => {
+    assert.throws(
+      () => prepareDesiredChildren([binding()], rules),
+      /RoleBinding reader is namespaced but has no metadata.namespace/
+    )
+    assert.throws(
+      () =>
+        prepareDesiredChildren(
+          [{ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'default' } }],
+          rules
+        ),
+      /which is not in attachments/
+    )
   })
 })

@@ -27,6 +27,8 @@ export type DesiredChildren = Map<string, Map<string, KubeObject>>
 
 /** The controller's rules for desired children, whatever the parent. */
 export interface DesiredChildrenRules {
+  /** Where the rules are declared, for messages: `childResources` or `attachments`. */
+  readonly ruleField?: string
   /** GVK keys of the declared child rules, e.g. `Pod.v1`. */
   readonly declaredTypes: ReadonlySet<string>
   /** Whether each declared GVK key is namespaced. */
@@ -76,14 +78,21 @@ export function prepareDesiredChildren(
     const bucket = out.get(type)
     if (bucket === undefined) {
       throw new InvalidDesiredChildError(
-        `desired child ${describe(child)} has type ${type}, which is not in childResources ` +
+        `desired child ${describe(child)} has type ${type}, which is not in ${context.ruleField ?? 'childResources'} ` +
           `(declared: ${[...context.declaredTypes].join(', ') || 'none'}); declare it, or use the declared apiVersion`
       )
     }
     const namespaced = context.namespaced.get(type) ?? true
     if (namespaced) {
       if (child.metadata.namespace === undefined || child.metadata.namespace === '') {
-        if (parentNamespace !== '') child.metadata.namespace = parentNamespace
+        if (parentNamespace === '') {
+          // Upstream sends the create without a namespace, which the API server refuses.
+          throw new InvalidDesiredChildError(
+            `desired child ${describe(child)} is namespaced but has no metadata.namespace; ` +
+              'the children of a cluster-scoped parent must name their namespace'
+          )
+        }
+        child.metadata.namespace = parentNamespace
       } else if (parentNamespace !== '' && child.metadata.namespace !== parentNamespace) {
         throw new InvalidDesiredChildError(
           `desired child ${describe(child)} is in namespace ${child.metadata.namespace}, but its ` +

@@ -8,7 +8,7 @@
 import { isDeepStrictEqual } from 'node:util'
 import type { KubeObject } from '../../core/kube-object.js'
 import { compileLabelSelector } from '../../core/label-selector.js'
-import { objectKey } from '../../core/object-key.js'
+import { keyOf, objectKey } from '../../core/object-key.js'
 import { controllerRefOf, groupOf, isDeleting } from '../../core/owner-references.js'
 import type { CompositeControllerSpec } from '../../api/composite-controller-spec.js'
 import { ControllerSpecError } from '../../api/controller-spec-error.js'
@@ -88,6 +88,55 @@ export function isStatusOnlyUpdate(old: KubeObject, object: KubeObject): boolean
   )
 }
 
+/**
+ * Maps a child's event to the parents it concerns: its controller, when that is an in-scope parent
+ * with the same UID; for an orphan, every in-scope parent whose selector matches it (it may be
+ * adopted), except on delete.
+ */
+export function compositeChildKeys(
+  spec: CompositeControllerSpec,
+  parentInfo: ResourceInfo,
+  isInScope: (parent: KubeObject) => boolean
+): ControllerKind['childKeys'] {
+  const parentsOf = (caches: ControllerCaches) => caches.parents[0]?.store
+  const orphanKeys = (child: KubeObject, caches: ControllerCaches): string[] => {
+    const parents = parentsOf(caches)
+    const namespace = child.metadata.namespace
+    const candidates =
+      parents === undefined
+        ? []
+        : parentInfo.ref.namespaced && namespace !== undefined && namespace !== ''
+          ? parents.listByNamespace(namespace)
+          : parents.list()
+    return candidates
+      .filter((parent) => {
+        try {
+          return (
+            isInScope(parent) &&
+            compositeSelector(spec, parent).matches(child.metadata.labels ?? {})
+          )
+        } catch {
+          // A parent with an invalid selector adopts nothing; its own sync reports why.
+          return false
+        }
+      })
+      .map(objectKey)
+  }
+  return (child, change, old, caches) => {
+    if (change === 'update' && old?.metadata.resourceVersion === child.metadata.resourceVersion)
+      return []
+    const ref = controllerRefOf(child)
+    if (ref === undefined) {
+      return change === 'delete' || isDeleting(child) ? [] : orphanKeys(child, caches)
+    }
+    if (ref.kind !== parentInfo.kind || groupOf(ref.apiVersion) !== groupOf(parentInfo.apiVersion))
+      return []
+    const key = keyOf(parentInfo.ref.namespaced ? child.metadata.namespace : undefined, ref.name)
+    const parent = parentsOf(caches)?.get(key)
+    return parent?.metadata.uid === ref.uid && isInScope(parent) ? [key] : []
+  }
+}
+
 /** Builds a CompositeController's {@link ControllerKind}. */
 export function compositeKind(options: CompositeKindOptions): ControllerKind {
   const { spec, parent: parentInfo } = options
@@ -121,29 +170,7 @@ export function compositeKind(options: CompositeKindOptions): ControllerKind {
     related,
     matchesScope,
   }
-  const orphanKeys = (child: KubeObject, caches: ControllerCaches): string[] => {
-    const parents = parentsOf(caches)
-    const namespace = child.metadata.namespace
-    const candidates =
-      parents === undefined
-        ? []
-        : parentInfo.ref.namespaced && namespace !== undefined && namespace !== ''
-          ? parents.listByNamespace(namespace)
-          : parents.list()
-    return candidates
-      .filter((parent) => {
-        try {
-          return (
-            isInScope(parent) &&
-            compositeSelector(spec, parent).matches(child.metadata.labels ?? {})
-          )
-        } catch {
-          // A parent with an invalid selector adopts nothing; its own sync reports why.
-          return false
-        }
-      })
-      .map(objectKey)
-  }
+  const childKeys = compositeChildKeys(spec, parentInfo, isInScope)
 
   return {
     name: `CompositeController-${options.name}`,
@@ -162,25 +189,7 @@ export function compositeKind(options: CompositeKindOptions): ControllerKind {
       return [objectKey(parent)]
     },
 
-    childKeys(child, change, old, caches) {
-      if (change === 'update' && old?.metadata.resourceVersion === child.metadata.resourceVersion)
-        return []
-      const ref = controllerRefOf(child)
-      if (ref === undefined) {
-        // An orphan may be adopted by any parent whose selector matches it; deletes cannot be.
-        return change === 'delete' || isDeleting(child) ? [] : orphanKeys(child, caches)
-      }
-      if (
-        ref.kind !== parentInfo.kind ||
-        groupOf(ref.apiVersion) !== groupOf(parentInfo.apiVersion)
-      )
-        return []
-      const namespace = parentInfo.ref.namespaced ? child.metadata.namespace : undefined
-      const key =
-        namespace === undefined || namespace === '' ? ref.name : `${namespace}/${ref.name}`
-      const parent = parentsOf(caches)?.get(key)
-      return parent?.metadata.uid === ref.uid && isInScope(parent) ? [key] : []
-    },
+    childKeys,
 
     allParentKeys(caches) {
       return (parentsOf(caches)?.list() ?? []).filter(isInScope).map(objectKey)

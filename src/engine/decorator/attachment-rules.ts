@@ -44,6 +44,7 @@ export function attachmentRules(name: string, attachments: readonly AttachmentTy
   }
   return {
     types,
+    ruleField: 'attachments',
     declaredTypes: new Set(types.keys()),
     namespaced,
     injectLabels: {},

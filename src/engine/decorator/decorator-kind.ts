@@ -6,7 +6,7 @@
  * @module
  */
 import type { KubeObject } from '../../core/kube-object.js'
-import { objectKey } from '../../core/object-key.js'
+import { keyOf, objectKey } from '../../core/object-key.js'
 import { controllerRefOf, groupOf } from '../../core/owner-references.js'
 import type {
   CustomizeRequest,
@@ -102,8 +102,8 @@ export function decoratorKind(options: DecoratorKindOptions): ControllerKind {
       const index = ruleOf(ref.apiVersion, ref.kind)
       const rule = index === undefined ? undefined : rules[index]
       if (index === undefined || rule === undefined) return []
-      const namespace = rule.info.ref.namespaced ? (child.metadata.namespace ?? '') : ''
-      return [`${index}:${namespace === '' ? ref.name : `${namespace}/${ref.name}`}`]
+      const namespace = rule.info.ref.namespaced ? child.metadata.namespace : undefined
+      return [`${index}:${keyOf(namespace, ref.name)}`]
     },
 
     allParentKeys(caches) {

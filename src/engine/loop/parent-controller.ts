@@ -175,8 +175,13 @@ export class ParentController {
     }
   }
 
-  /** Lets the kind undo what it put on parents; see {@link ControllerKind.release}. */
+  /**
+   * Stops the workers, then lets the kind undo what it put on parents (see
+   * {@link ControllerKind.release}) while the caches are still held; {@link stop} follows.
+   */
   async release(signal: AbortSignal): Promise<void> {
+    // No sync may run meanwhile: a sync woken by a released parent would put a finalizer back.
+    await this.#loop.stop()
     await this.#options.kind.release?.(this.#caches, signal)
   }
 
