@@ -73,8 +73,8 @@ export function decoratorKind(options: DecoratorKindOptions): ControllerKind {
   const isInScope = (rule: TargetRule, target: KubeObject): boolean =>
     hasFinalizer(target, pipeline.finalizer) || rule.matches(target)
   const targetsOf = (caches: ControllerCaches, index: number) => caches.parents[index]?.store
-  // Set once the DecoratorController is deleted: its workers still run until `stop`, and a sync
-  // woken by a released target would put the finalizer straight back.
+  // Set once the DecoratorController is deleted. The loop stops its workers before `release`;
+  // this guards against any sync that would still run and put a finalizer straight back.
   let released = false
 
   return {
@@ -92,19 +92,7 @@ export function decoratorKind(options: DecoratorKindOptions): ControllerKind {
       return [targetKey(index, target)]
     },
 
-    childKeys(child, change, old) {
-      if (change === 'update' && old?.metadata.resourceVersion === child.metadata.resourceVersion)
-        return []
-      // A decorator never adopts: only attachments it controls and marked wake their target.
-      const ref = controllerRefOf(child)
-      if (ref === undefined) return []
-      if (child.metadata.annotations?.[DECORATOR_CONTROLLER_ANNOTATION] !== pipeline.name) return []
-      const index = ruleOf(ref.apiVersion, ref.kind)
-      const rule = index === undefined ? undefined : rules[index]
-      if (index === undefined || rule === undefined) return []
-      const namespace = rule.info.ref.namespaced ? child.metadata.namespace : undefined
-      return [`${index}:${keyOf(namespace, ref.name)}`]
-    },
+    childKeys: decoratorChildKeys(pipeline.name, rules, ruleOf),
 
     allParentKeys(caches) {
       return rules.flatMap((rule, index) =>
@@ -135,17 +123,7 @@ export function decoratorKind(options: DecoratorKindOptions): ControllerKind {
     // deleting a target then hangs forever (#1062); here the deletion releases them.
     async release(caches, signal) {
       released = true
-      for (const [index, rule] of rules.entries()) {
-        const target = {
-          client: pipeline.client,
-          ref: rule.info.ref,
-          finalizer: pipeline.finalizer,
-        }
-        for (const object of targetsOf(caches, index)?.list() ?? []) {
-          if (hasFinalizer(object, pipeline.finalizer))
-            await setFinalizer(target, object, false, signal)
-        }
-      }
+      await releaseTargets(pipeline, rules, caches, signal)
     },
 
     async sync(key, context, caches) {
@@ -159,6 +137,45 @@ export function decoratorKind(options: DecoratorKindOptions): ControllerKind {
         syncDecoratorTarget(pipeline, rule, cached, caches, context.signal, log)
       )
     },
+  }
+}
+
+/**
+ * Maps an attachment's event to its target: only attachments the target controls and that carry
+ * this controller's marker wake it. A decorator never adopts, so orphans wake nobody.
+ */
+function decoratorChildKeys(
+  name: string,
+  rules: readonly TargetRule[],
+  ruleOf: (apiVersion: string, kind: string) => number | undefined
+): ControllerKind['childKeys'] {
+  return (child, change, old) => {
+    if (change === 'update' && old?.metadata.resourceVersion === child.metadata.resourceVersion)
+      return []
+    const ref = controllerRefOf(child)
+    if (ref === undefined) return []
+    if (child.metadata.annotations?.[DECORATOR_CONTROLLER_ANNOTATION] !== name) return []
+    const index = ruleOf(ref.apiVersion, ref.kind)
+    const rule = index === undefined ? undefined : rules[index]
+    if (index === undefined || rule === undefined) return []
+    const namespace = rule.info.ref.namespaced ? child.metadata.namespace : undefined
+    return [`${index}:${keyOf(namespace, ref.name)}`]
+  }
+}
+
+/** Removes this controller's finalizer from every cached target that carries it. */
+async function releaseTargets(
+  pipeline: DecoratorPipeline,
+  rules: readonly TargetRule[],
+  caches: ControllerCaches,
+  signal: AbortSignal
+): Promise<void> {
+  for (const [index, rule] of rules.entries()) {
+    const target = { client: pipeline.client, ref: rule.info.ref, finalizer: pipeline.finalizer }
+    for (const object of caches.parents[index]?.store.list() ?? []) {
+      if (hasFinalizer(object, pipeline.finalizer))
+        await setFinalizer(target, object, false, signal)
+    }
   }
 }
 
