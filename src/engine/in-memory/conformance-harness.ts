@@ -222,8 +222,9 @@ export class ConformanceHarness {
     return this.calls.filter((c) => objectKey(c.request.subject) === key)
   }
 
-  /** Stops the loop and the informers. */
+  /** Closes the cluster (so a controller stuck in a write loop stops), then the loop and informers. */
   async stop(): Promise<void> {
+    this.cluster.close()
     await this.#controller?.stop()
     await this.#informers.stopAll()
   }

@@ -17,6 +17,7 @@ const CODES = {
   Expired: 410,
   InternalError: 500,
   TooManyRequests: 429,
+  ServiceUnavailable: 503,
 } as const
 
 /** A `Status` reason the fake can answer with. */

@@ -199,6 +199,14 @@ describe('FakeCluster objects', () => {
     assert.deepEqual(cluster.writes[2]?.preconditions, { uid: 'uid-1' })
   })
 
+  it('fails every call once closed', async () => {
+    const cluster = new FakeCluster()
+    await cluster.create(WIDGETS, widget('a'))
+    cluster.close()
+    await assert.rejects(cluster.get(WIDGETS, 'a', { namespace: 'ns' }), /closed/)
+    await assert.rejects(cluster.create(WIDGETS, widget('b')), /closed/)
+  })
+
   it('deletes dependents whose owners are gone when garbage collection is on', async () => {
     const cluster = new FakeCluster({ garbageCollection: true })
     const owner = await cluster.create(WIDGETS, widget('owner'))

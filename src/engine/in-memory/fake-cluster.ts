@@ -183,6 +183,7 @@ export class FakeCluster implements ObjectClient {
   #uids = 0
   #tokens = 0
   #generated = 0
+  #closed = false
   /** Counts calls and delivered watch events; {@link FakeCluster.settle} waits for it to rest. */
   #activity = 0
   /** Watches from before this resourceVersion are answered with 410 (see {@link compact}). */
@@ -299,6 +300,15 @@ export class FakeCluster implements ObjectClient {
     for (const collection of this.#collections.values()) collection.history = []
   }
 
+  /**
+   * Shuts the server down: open watches end and every later call fails with a 503, so that a
+   * controller caught in a write loop stops writing and can be stopped promptly.
+   */
+  close(): void {
+    this.#closed = true
+    this.closeWatches()
+  }
+
   /** Ends every open watch, as a server timeout does; informers then watch again. */
   closeWatches(): void {
     for (const collection of this.#collections.values()) {
@@ -391,11 +401,25 @@ export class FakeCluster implements ObjectClient {
     return stored
   }
 
-  /** Runs a call asynchronously, as a real request is, and counts it as activity. */
+  /**
+   * Runs a call on a later macrotask, as a real request completes on network I/O, and counts it
+   * as activity.
+   *
+   * @remarks
+   * Resolving on a microtask would let a controller caught in a write loop (write, watch event,
+   * sync, write) starve timers and `setImmediate`, hanging the test process instead of failing it.
+   */
   #call<T>(run: () => T): Promise<T> {
     this.#activity++
-    return new Promise<T>((resolve) => {
-      resolve(run())
+    return new Promise<T>((resolve, reject) => {
+      setImmediate(() => {
+        try {
+          if (this.#closed) throw fakeApiError('ServiceUnavailable', 'the fake cluster is closed')
+          resolve(run())
+        } catch (error) {
+          reject(error instanceof Error ? error : new Error(String(error)))
+        }
+      })
     })
   }
 
