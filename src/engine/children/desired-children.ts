@@ -106,7 +106,11 @@ export function prepareDesiredChildren(
         `labels on desired child ${describe(child)} must be a map of strings`
       )
     }
-    child.metadata.labels = { ...context.injectLabels, ...labels }
+    const merged = { ...context.injectLabels, ...labels }
+    // No empty map where the hook gave none: the API server drops it (omitempty), and the 3-way
+    // merge would then see a change on every sync.
+    if (child.metadata.labels !== undefined || Object.keys(merged).length > 0)
+      child.metadata.labels = merged
     const annotations = child.metadata.annotations ?? {}
     if (
       !isJsonObject(annotations) ||
@@ -119,10 +123,10 @@ export function prepareDesiredChildren(
     if (context.injectAnnotations !== undefined) {
       child.metadata.annotations = { ...annotations, ...context.injectAnnotations }
     }
-    if (!context.matchesSelector(child.metadata.labels)) {
+    if (!context.matchesSelector(merged)) {
       throw new InvalidDesiredChildError(
         `labels on desired child ${describe(child)} don't match parent selector: ` +
-          JSON.stringify(child.metadata.labels)
+          JSON.stringify(merged)
       )
     }
     const key = objectKey(child)

@@ -86,9 +86,8 @@ export function decoratorAdapter(): KindAdapter {
     desiredChild: (_target, name, data) => ({
       apiVersion: ATTACHMENT.apiVersion,
       kind: ATTACHMENT.kind,
-      // Labelled on purpose: an unlabelled attachment is rewritten on every sync (and recreated
-      // forever under Recreate), see the todo test in decorator-conformance.test.ts.
-      metadata: { name, labels: { decorated: 'true' } },
+      // Unlabelled: a decorator has no selector over its attachments.
+      metadata: { name },
       data,
     }),
     undeclaredChild: (_target, name) => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name } }),
