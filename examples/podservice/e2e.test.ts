@@ -293,10 +293,13 @@ describe('PodService example, end to end', () => {
 
       it('takes quantities the API server rewrites without recreating the Pod again', async () => {
         await patchSpec({ cpuLimit: '0.2' })
+        // Ready first: scheduling and the simulated kubelet write the new Pod too, legitimately.
         const pod = await waitForObject<Pod>(
           PODS,
-          (p) => p.spec?.containers[0]?.resources?.limits?.['cpu'] === '200m',
-          'the Pod with a 200m CPU limit'
+          (p) =>
+            p.spec?.containers[0]?.resources?.limits?.['cpu'] === '200m' &&
+            p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true,
+          'the Pod with a 200m CPU limit, Ready'
         )
         await new Promise((resolve) => setTimeout(resolve, 2000))
         const later = await get<Pod>(PODS)
