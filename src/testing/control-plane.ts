@@ -282,7 +282,8 @@ class LocalControlPlane implements ControlPlane {
     await Promise.all([
       this.#startControllerManager(timeoutMs),
       this.#nodeBinaries === undefined
-        ? undefined
+        ? // Nodes of an earlier run on the same data would otherwise linger, stale but "Ready".
+          ensureSimulatedNodes(this.client, 0)
         : this.#startNodes(this.#nodeBinaries, timeoutMs),
     ])
     this.#writeState()
@@ -488,6 +489,8 @@ class LocalControlPlane implements ControlPlane {
       `--secure-port=${ports.scheduler}`,
       `--cert-dir=${this.#path('scheduler')}`,
     ])
+    const names = await ensureSimulatedNodes(this.client, this.#nodes)
+    const since = new Date()
     const configPath = this.#path('kwok', 'kwok.yaml')
     writeFileSync(configPath, kwokConfigYaml())
     const kwok = this.#spawn(
@@ -503,10 +506,9 @@ class LocalControlPlane implements ControlPlane {
       // KWOK also reads ~/.kwok/kwok.yaml when it exists; a HOME of its own keeps a user's out.
       { HOME: this.#path('kwok') }
     )
-    const names = await ensureSimulatedNodes(this.client, this.#nodes)
     await Promise.all([
       this.#awaitHealthz(scheduler, ports.scheduler, timeoutMs),
-      this.#awaitReady(kwok, timeoutMs, () => simulatedNodesSchedulable(this.client, names)),
+      this.#awaitReady(kwok, timeoutMs, () => simulatedNodesSchedulable(this.client, names, since)),
     ])
     this.#nodeNames = names
     this.#progress(`${names.length} simulated node(s) Ready: ${names.join(', ')}`)

@@ -25,7 +25,7 @@
 import { stringify } from 'yaml'
 import type { KubeObject } from '../core/kube-object.js'
 import type { DynamicClient, ResourceRef } from '../kube/dynamic-client.js'
-import { AlreadyExistsError } from '../kube/api-error.js'
+import { AlreadyExistsError, NotFoundError } from '../kube/api-error.js'
 
 /** The annotation KWOK selects its Nodes by (`--manage-nodes-with-annotation-selector`). */
 export const SIMULATED_NODE_ANNOTATION = 'kwok.x-k8s.io/node'
@@ -36,6 +36,13 @@ export const NODE_LEASE_SECONDS = 40
 
 /** `v1 nodes` (cluster-scoped). */
 export const NODES: ResourceRef = { group: '', version: 'v1', resource: 'nodes', namespaced: false }
+/** `coordination.k8s.io/v1 leases`: each node's heartbeat lives in `kube-node-lease`. */
+const LEASES: ResourceRef = {
+  group: 'coordination.k8s.io',
+  version: 'v1',
+  resource: 'leases',
+  namespaced: true,
+}
 
 /** Returns the name of the simulated node with this index (0-based). */
 export function simulatedNodeName(index: number): string {
@@ -256,7 +263,9 @@ export function kwokConfigYaml(): string {
 /**
  * Makes the simulated nodes exactly `0..count-1`: creates the missing ones and deletes simulated
  * nodes beyond `count` (left by an earlier `cluster up --nodes N` on the same data). Other Nodes
- * are not touched. Returns the names.
+ * are not touched. Call it before KWOK starts: it also deletes the nodes' Leases left by an
+ * earlier KWOK, which a new one would otherwise wait out (up to 40 s) before taking them over.
+ * Returns the names.
  */
 export async function ensureSimulatedNodes(
   client: DynamicClient,
@@ -275,24 +284,41 @@ export async function ensureSimulatedNodes(
     } catch (error) {
       if (!(error instanceof AlreadyExistsError)) throw error
     }
+    await client
+      .delete(LEASES, simulatedNodeName(index), { namespace: 'kube-node-lease' })
+      .catch((error: unknown) => {
+        if (!(error instanceof NotFoundError)) throw error
+      })
   }
   return names
 }
 
 /**
- * Tells whether every named node is Ready and free of `NoSchedule` taints: the node lifecycle
+ * Tells whether every named node is Ready, free of `NoSchedule` taints (the node lifecycle
  * controller taints a node `not-ready` until it sees it Ready, and the scheduler would leave Pods
- * Pending until the taint is gone.
+ * Pending until the taint is gone) and has a Lease renewed since `since`. The Lease proves that
+ * this KWOK manages the node: a node kept from an earlier run can still say Ready.
  */
 export async function simulatedNodesSchedulable(
   client: DynamicClient,
-  names: readonly string[]
+  names: readonly string[],
+  since: Date
 ): Promise<boolean> {
   const list = await client.list(NODES)
   const schedulable = new Set(
     list.items.filter((n) => isNodeReady(n) && !hasNoScheduleTaint(n)).map((n) => n.metadata.name)
   )
-  return names.every((name) => schedulable.has(name))
+  if (!names.every((name) => schedulable.has(name))) return false
+  const leases = await client.list(LEASES, { namespace: 'kube-node-lease' })
+  const renewed = new Set(
+    leases.items
+      .filter((lease) => {
+        const renewTime = field(lease, 'spec')['renewTime']
+        return typeof renewTime === 'string' && Date.parse(renewTime) >= since.getTime() - 1000
+      })
+      .map((lease) => lease.metadata.name)
+  )
+  return names.every((name) => renewed.has(name))
 }
 
 function records(value: unknown): Record<string, unknown>[] {
