@@ -382,7 +382,8 @@ class LocalControlPlane implements ControlPlane {
       '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
       `--service-account-key-file=${join(pki, 'sa.pub')}`,
       `--service-account-signing-key-file=${join(pki, 'sa.key')}`,
-      // No service-account controller runs, so the admission plugin would reject every Pod.
+      // Without nodes no service-account controller runs, and with them a Pod created right after
+      // its namespace would be refused until the `default` ServiceAccount exists.
       '--disable-admission-plugins=ServiceAccount',
       '--allow-privileged=true',
       '--profiling=false',
