@@ -14,7 +14,7 @@ help:
 	@echo "make demo          run the PodService demo on a local control plane (builds it on first use)"
 	@echo "make run           start the control plane, engine and PodService hook, and keep them running"
 	@echo "make test          format check, lint, type-check, unit, integration and e2e tests"
-	@echo "make controlplane  build or reuse etcd, kube-apiserver and kube-controller-manager"
+	@echo "make controlplane  build or reuse etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok"
 	@echo "make check         format check, lint and type-check only"
 	@echo "make bench         run the benchmarks in bench/ (figures go to docs/performance.md)"
 
@@ -26,6 +26,7 @@ install: $(NODE_STAMP)
 
 controlplane:
 	@tools/controlplane/build.sh >/dev/null
+	@tools/kwok/build.sh >/dev/null
 
 check: install
 	npm run format:check

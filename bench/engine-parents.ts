@@ -200,6 +200,8 @@ const WORKERS = Number(process.env['BENCH_WORKERS'] ?? 5)
 const which = process.argv[3] ?? 'both'
 const plane = await startControlPlane({
   useExistingCluster: process.env['METACTL_USE_EXISTING_CLUSTER'] === '1',
+  // No Pods here: the smaller plane keeps the figures in docs/performance.md comparable.
+  nodes: 0,
   crds: [
     CRD,
     'deploy/crds/compositecontrollers.yaml',

@@ -22,6 +22,8 @@ const count = Number(process.argv[2] ?? 5000)
 const mode = process.argv[3] ?? 'raw'
 const plane = await startControlPlane({
   useExistingCluster: process.env['METACTL_USE_EXISTING_CLUSTER'] === '1',
+  // No Pods here: the smaller plane keeps the figures in docs/performance.md comparable.
+  nodes: 0,
 })
 const transport = new KubeTransport(plane.config)
 const client = new DynamicClient(transport)

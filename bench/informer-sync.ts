@@ -11,6 +11,8 @@ import { CONFIGMAPS, createNamespace, runBounded } from './bench-cluster.js'
 const count = Number(process.argv[2] ?? 10_000)
 const plane = await startControlPlane({
   useExistingCluster: process.env['METACTL_USE_EXISTING_CLUSTER'] === '1',
+  // No Pods here: the smaller plane keeps the figures in docs/performance.md comparable.
+  nodes: 0,
 })
 const transport = new KubeTransport(plane.config)
 const client = new DynamicClient(transport)

@@ -54,6 +54,8 @@ if (import.meta.url === `file://${process.argv[1] ?? ''}`) {
   const concurrency = Number(process.argv[3] ?? 16)
   const plane = await startControlPlane({
     useExistingCluster: process.env['METACTL_USE_EXISTING_CLUSTER'] === '1',
+    // No Pods here: the smaller plane keeps the figures in docs/performance.md comparable.
+    nodes: 0,
   })
   try {
     const result = await measureWriteCeiling(plane, count, concurrency)

@@ -9,12 +9,14 @@ import { NotFoundError } from '../src/kube/index.js'
 import { MissingBinariesError, waitFor } from '../src/testing/index.js'
 import type { Pod, PodService, Service } from '../examples/podservice/hook.js'
 import {
+  describePodState,
   isInvalid,
   serverMessage,
   setUpLocalPodService,
   shortUid,
   Steps,
   tree,
+  watchPodStates,
 } from '../examples/podservice/local.js'
 import type { LocalPodService } from '../examples/podservice/local.js'
 import { INGRESSES, PODS, PODSERVICES, SERVICES } from '../examples/podservice/stack.js'
@@ -24,15 +26,16 @@ import type { ResourceRef } from '../src/kube/index.js'
 const out = (text: string): void => {
   process.stdout.write(`${text}\n`)
 }
-const NO_NODES =
-  'the local control plane has no nodes (no kubelet, no scheduler): Pods are stored and stay ' +
-  'Pending, they never run.'
+const SIMULATED =
+  'the local cluster has one simulated node (KWOK): Pods are scheduled and reported Running ' +
+  'and Ready, but no container really runs (no image pull, no traffic).'
 const REAL_CLUSTER = 'To run them for real (kind), see examples/podservice/README.md.'
+const NEW_IMAGE = 'nginx:1.27-alpine'
 
 async function main(world: { local?: LocalPodService }): Promise<void> {
   const steps = new Steps(10)
   out('PodService demo: a Metacontroller CompositeController with a TypeScript hook.')
-  out(`Note: ${NO_NODES}`)
+  out(`Note: ${SIMULATED}`)
   out(`      ${REAL_CLUSTER}`)
 
   const local = await setUpLocalPodService(steps, { useExistingCluster: false })
@@ -79,17 +82,35 @@ async function main(world: { local?: LocalPodService }): Promise<void> {
   }
   steps.done()
 
-  steps.start('New image nginx:1.27-alpine: the Pod is recreated (updateStrategy Recreate)')
+  steps.start(`New image ${NEW_IMAGE}: the Pod is recreated (updateStrategy Recreate)`)
   const oldPod = await get<Pod>(PODS)
   const serviceBefore = await get<Service>(SERVICES)
-  await patchSpec({ image: 'nginx:1.27-alpine' })
+  // Watched from before the patch, so every state of the new Pod is seen, however brief.
+  const states = watchPodStates(
+    client,
+    namespace,
+    'nginx',
+    oldPod.metadata.resourceVersion ?? '',
+    (pod) => pod.spec?.containers[0]?.image === NEW_IMAGE,
+    (state) => state.ready
+  )
+  states.catch(() => undefined)
+  await patchSpec({ image: NEW_IMAGE })
   steps.line(`patched spec.image (was ${oldPod.spec?.containers[0]?.image ?? '?'})`)
-  const newPod = await waitUntil('the Pod with the new image', async () => {
-    const pod = await get<Pod>(PODS).catch(() => undefined)
-    return pod?.spec?.containers[0]?.image === 'nginx:1.27-alpine' ? pod : undefined
-  })
+  const seen = await states
+  const newPod = await get<Pod>(PODS)
   steps.line(`Pod nginx: old uid ${oldPod.metadata.uid ?? '?'}`)
   steps.line(`           new uid ${newPod.metadata.uid ?? '?'} (a new Pod)`)
+  steps.line(`new Pod, as a watch saw it: ${seen.map(describePodState).join(' → ')}`)
+  const parentAfterImage = await waitUntil('the PodService Ready True again', async () => {
+    const parent = await get<PodService>(PODSERVICES)
+    const ready = parent.status?.conditions?.find((c) => c.type === 'Ready')
+    return ready?.status === 'True' &&
+      parent.status?.observedGeneration === parent.metadata.generation
+      ? ready
+      : undefined
+  })
+  steps.line(`PodService nginx: Ready ${parentAfterImage.status} (${parentAfterImage.reason})`)
   const serviceAfterImage = await get<Service>(SERVICES)
   const serviceWritten =
     serviceBefore.metadata.resourceVersion !== serviceAfterImage.metadata.resourceVersion
@@ -114,9 +135,15 @@ async function main(world: { local?: LocalPodService }): Promise<void> {
       `clusterIP ${movedService.spec?.clusterIP ?? '?'} kept`
   )
   steps.line('(the Pod is recreated too: its containerPort changed)')
-  await waitUntil('the status address on port 8080', async () => {
+  // The recreated Pod runs again before the status is shown, so the tree is the settled one.
+  await waitUntil('the status address on port 8080 and Ready True', async () => {
     const parent = await get<PodService>(PODSERVICES)
-    return parent.status?.serviceAddress?.endsWith(':8080') === true
+    const ready = parent.status?.conditions?.find((c) => c.type === 'Ready')
+    return (
+      parent.status?.serviceAddress?.endsWith(':8080') === true &&
+      parent.status.observedGeneration === parent.metadata.generation &&
+      ready?.status === 'True'
+    )
   })
   steps.line()
   await printTree()
@@ -176,7 +203,7 @@ async function main(world: { local?: LocalPodService }): Promise<void> {
   steps.done()
 
   out(`\nAll steps passed in ${steps.elapsed}.`)
-  out(`Reminder: ${NO_NODES}`)
+  out(`Reminder: ${SIMULATED}`)
   out(`          ${REAL_CLUSTER}`)
 }
 

@@ -50,8 +50,10 @@ try {
   const ns = local.namespace
   out('\nThe PodService controller is running: the engine and the hook, in this process.')
   if (!existing) {
-    out('This control plane has no nodes, so Pods stay Pending; for a real cluster see')
-    out('examples/podservice/README.md.')
+    out('The cluster has one simulated node (KWOK): Pods are scheduled and reported Running and')
+    out(
+      'Ready, but no container really runs; for a real cluster see examples/podservice/README.md.'
+    )
   }
   out('\nIn another terminal:')
   out(`  export KUBECONFIG=${local.plane.kubeconfigPath}`)

@@ -15,8 +15,12 @@ import { join, relative } from 'node:path'
 
 const tiers = {
   unit: { roots: ['src', 'test/unit'], suffix: '.test.ts', cluster: false },
-  integration: { roots: ['test/integration'], suffix: '.test.ts', cluster: true },
-  e2e: { roots: ['test/e2e', 'examples'], suffix: '.test.ts', cluster: true },
+  // `nodes`: simulated nodes of the tier's shared control plane. Both cluster tiers have tests
+  // whose Pods must run (workloads, PodService Ready True), so both get one node, which also
+  // brings kube-scheduler, KWOK and the default controllers; tests that only need the API start
+  // their own plane with `nodes: 0`.
+  integration: { roots: ['test/integration'], suffix: '.test.ts', cluster: true, nodes: 1 },
+  e2e: { roots: ['test/e2e', 'examples'], suffix: '.test.ts', cluster: true, nodes: 1 },
 }
 
 const [tierName, ...extra] = process.argv.slice(2)
@@ -74,7 +78,7 @@ async function main() {
       ...findFiles('examples', 'crd.yaml'),
       ...findFiles('test/fixtures/crds', '.yaml'),
     ]
-    cluster = await startControlPlane({ useExistingCluster: false, crds })
+    cluster = await startControlPlane({ useExistingCluster: false, crds, nodes: tier.nodes })
     console.log(`run-tests: control plane ready (${cluster.kubeconfigPath})`)
     env = { ...env, KUBECONFIG: cluster.kubeconfigPath, METACTL_USE_EXISTING_CLUSTER: '1' }
   }

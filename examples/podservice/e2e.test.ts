@@ -196,12 +196,15 @@ describe('PodService example, end to end', () => {
         ])
       })
 
-      it('reports pods 1, services 1, observedGeneration, Ready False and the address', async () => {
+      it('reports pods 1, services 1, observedGeneration, Ready True and the address', async () => {
         const service = await get<Service>(SERVICES)
+        // The test cluster has a simulated node: the Pod is scheduled, runs and becomes Ready.
         const parent = await waitForObject<PodService>(
           PODSERVICES,
-          (o) => o.status?.serviceAddress !== undefined,
-          'the PodService status to show the Service address'
+          (o) =>
+            o.status?.serviceAddress !== undefined &&
+            o.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true,
+          'the PodService status to show the Service address and Ready True'
         )
         const status = parent.status ?? {}
         assert.equal(status.pods, 1)
@@ -210,14 +213,16 @@ describe('PodService example, end to end', () => {
         assert.equal(status.observedGeneration, parent.metadata.generation)
         assert.equal(status.serviceAddress, `${service.spec?.clusterIP ?? ''}:80`)
         assert.equal(status.serviceDNS, `nginx.${ns}.svc.cluster.local`)
-        // The local control plane has no nodes: the Pod stays Pending.
         assert.equal(status.conditions?.length, 1)
         const [ready] = status.conditions ?? []
         assert.equal(ready?.type, 'Ready')
-        assert.equal(ready.status, 'False')
-        assert.equal(ready.reason, 'PodPending')
-        assert.equal(ready.message, 'Pod nginx is Pending (not scheduled to a node yet)')
+        assert.equal(ready.status, 'True')
+        assert.equal(ready.reason, 'PodReady')
+        assert.equal(ready.message, 'Pod nginx is running and ready')
         assert.equal(ready.observedGeneration, parent.metadata.generation)
+        const pod = await get<Pod>(PODS)
+        assert.equal(pod.status?.phase, 'Running')
+        assert.ok(pod.spec?.nodeName, 'the Pod is bound to a node')
       })
 
       it('settles: no more writes to the PodService, Pod or Service once converged', async () => {
@@ -242,6 +247,19 @@ describe('PodService example, end to end', () => {
           'the Pod with the new image'
         )
         assert.notEqual(pod.metadata.uid, oldPod.metadata.uid)
+        const running = await waitForObject<Pod>(
+          PODS,
+          (p) => p.metadata.uid === pod.metadata.uid && p.status?.phase === 'Running',
+          'the new Pod to be Running'
+        )
+        assert.ok(running.spec?.nodeName, 'the new Pod is scheduled')
+        await waitForObject<PodService>(
+          PODSERVICES,
+          (o) =>
+            o.status?.observedGeneration === o.metadata.generation &&
+            o.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true,
+          'the PodService Ready True again with the new Pod'
+        )
         const service = await get<Service>(SERVICES)
         assert.equal(service.metadata.uid, oldService.metadata.uid)
         assert.equal(service.metadata.resourceVersion, oldService.metadata.resourceVersion)
@@ -275,10 +293,13 @@ describe('PodService example, end to end', () => {
 
       it('takes quantities the API server rewrites without recreating the Pod again', async () => {
         await patchSpec({ cpuLimit: '0.2' })
+        // Ready first: scheduling and the simulated kubelet write the new Pod too, legitimately.
         const pod = await waitForObject<Pod>(
           PODS,
-          (p) => p.spec?.containers[0]?.resources?.limits?.['cpu'] === '200m',
-          'the Pod with a 200m CPU limit'
+          (p) =>
+            p.spec?.containers[0]?.resources?.limits?.['cpu'] === '200m' &&
+            p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true,
+          'the Pod with a 200m CPU limit, Ready'
         )
         await new Promise((resolve) => setTimeout(resolve, 2000))
         const later = await get<Pod>(PODS)

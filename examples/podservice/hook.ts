@@ -112,6 +112,7 @@ export interface Pod extends KubeObject {
   status?: {
     phase?: string
     conditions?: { type: string; status: string }[]
+    podIP?: string
   }
 }
 

@@ -7,7 +7,7 @@
 import { relative } from 'node:path'
 import type { KubeObject } from '../../src/core/kube-object.js'
 import type { DynamicClient } from '../../src/kube/index.js'
-import { InvalidError } from '../../src/kube/index.js'
+import { InvalidError, readWatchEvents } from '../../src/kube/index.js'
 import { createLogger } from '../../src/runtime/index.js'
 import { startControlPlane, waitFor } from '../../src/testing/index.js'
 import type { ControlPlane } from '../../src/testing/index.js'
@@ -124,8 +124,8 @@ export async function setUpLocalPodService(
     steps.start(
       existing
         ? 'Attach to the cluster in $KUBECONFIG (METACTL_USE_EXISTING_CLUSTER=1) and install the CRDs'
-        : 'Start a local control plane (etcd, kube-apiserver, kube-controller-manager) on ' +
-            '127.0.0.1, with the CRDs'
+        : 'Start a local cluster (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, ' +
+            'a simulated node) on 127.0.0.1, with the CRDs'
     )
     plane = await startControlPlane({
       useExistingCluster: existing,
@@ -158,14 +158,27 @@ export async function setUpLocalPodService(
     steps.line(`namespace/${namespace} created`)
     await createOrReplace(plane.client, PODSERVICES, sample.podService)
     steps.line(`podservice.homelabz.com.br/${sample.podService.metadata.name ?? ''} created`)
-    steps.line('waiting for the engine to create the Pod and the Service and write the status...')
+    // With nodes the Pod runs, so the demo waits for Ready True; without, the address suffices.
+    const hasNodes = plane.nodeNames.length > 0
+    steps.line(
+      'waiting for the engine to create the Pod and the Service and write the status' +
+        (hasNodes ? ', and for the Pod to be scheduled and become Ready...' : '...')
+    )
     const client = plane.client
     await waitFor(
       async () => {
         const parent = await client.get<PodService>(PODSERVICES, 'nginx', { namespace })
-        return parent.status?.serviceAddress !== undefined
+        const ready = parent.status?.conditions?.find((c) => c.type === 'Ready')
+        return (
+          parent.status?.serviceAddress !== undefined && (!hasNodes || ready?.status === 'True')
+        )
       },
-      { timeoutMs: 30_000, description: 'the PodService status to show the Service address' }
+      {
+        timeoutMs: 30_000,
+        description: hasNodes
+          ? 'the PodService status to show the Service address and Ready True'
+          : 'the PodService status to show the Service address',
+      }
     )
     steps.line()
     for (const line of await tree(client, namespace)) steps.line(line)
@@ -202,7 +215,10 @@ export async function tree(
     const resources = container?.resources
     rows.push([
       `Pod ${pod.metadata.name ?? ''}`,
-      `uid ${shortUid(pod)}…, phase ${pod.status?.phase ?? '?'}, image ${container?.image ?? '?'}, ` +
+      `uid ${shortUid(pod)}…, phase ${pod.status?.phase ?? '?'}` +
+        (pod.spec?.nodeName === undefined ? '' : ` on ${pod.spec.nodeName}`) +
+        (pod.status?.podIP === undefined ? '' : ` IP ${pod.status.podIP}`) +
+        `, image ${container?.image ?? '?'}, ` +
         `cpu ${resources?.requests?.['cpu'] ?? '?'}/${resources?.limits?.['cpu'] ?? '?'}, ` +
         `memory ${resources?.requests?.['memory'] ?? '?'}/${resources?.limits?.['memory'] ?? '?'} ` +
         '(request/limit)',
@@ -238,4 +254,67 @@ export async function tree(
   })
   if (rows.length === 0) lines.push('└─ (no children)')
   return lines
+}
+
+/** One state a Pod was seen in by a watch: its phase, node and readiness. */
+export interface PodState {
+  readonly uid: string
+  readonly phase: string
+  readonly nodeName: string | undefined
+  readonly ready: boolean
+  readonly podIP: string | undefined
+}
+
+function podState(pod: Pod): PodState {
+  return {
+    uid: pod.metadata.uid ?? '',
+    phase: pod.status?.phase ?? 'Pending',
+    nodeName: pod.spec?.nodeName,
+    ready: pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false,
+    podIP: pod.status?.podIP,
+  }
+}
+
+/**
+ * Watches Pod `name` from `resourceVersion` and returns the distinct states of the first Pod
+ * (by UID) for which `select` is true, up to the first state for which `until` is true. A watch
+ * sees every write, so a Pending phase that lasts a few milliseconds is not missed.
+ */
+export async function watchPodStates(
+  client: DynamicClient,
+  namespace: string,
+  name: string,
+  resourceVersion: string,
+  select: (pod: Pod) => boolean,
+  until: (state: PodState) => boolean,
+  timeoutMs = 30_000
+): Promise<PodState[]> {
+  const signal = AbortSignal.timeout(timeoutMs)
+  const stream = await client.watch(PODS, {
+    namespace,
+    fieldSelector: `metadata.name=${name}`,
+    resourceVersion,
+    signal,
+  })
+  const states: PodState[] = []
+  let uid: string | undefined
+  for await (const event of readWatchEvents(stream.body)) {
+    if (event.type !== 'ADDED' && event.type !== 'MODIFIED') continue
+    const pod = event.object as Pod
+    if (uid === undefined && select(pod)) uid = pod.metadata.uid
+    if (uid === undefined || pod.metadata.uid !== uid) continue
+    const state = podState(pod)
+    if (JSON.stringify(states.at(-1)) !== JSON.stringify(state)) states.push(state)
+    if (until(state)) return states
+  }
+  throw new Error(`the watch of Pod ${name} ended before the Pod reached the expected state`)
+}
+
+/** Describes a Pod state in a few words, e.g. `Pending, scheduled to metactl-node-0`. */
+export function describePodState(state: PodState): string {
+  if (state.phase === 'Pending') {
+    return state.nodeName === undefined ? 'Pending' : `Pending, scheduled to ${state.nodeName}`
+  }
+  const ready = state.ready ? 'Ready' : 'not Ready'
+  return `${state.phase}, ${ready}${state.podIP === undefined ? '' : `, IP ${state.podIP}`}`
 }

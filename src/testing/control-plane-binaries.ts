@@ -6,13 +6,22 @@ import { join } from 'node:path'
 export const KUBERNETES_VERSION = 'v1.37.2'
 /** etcd release built alongside it (keep in step with build.sh). */
 export const ETCD_VERSION = 'v3.7.3'
+/** KWOK release that simulates nodes (keep in step with tools/kwok/build.sh and go.mod). */
+export const KWOK_VERSION = 'v0.8.0'
 
-/** Paths of the three control-plane binaries. */
+/**
+ * Paths of the control-plane binaries. The scheduler and KWOK are only needed for a control plane
+ * with nodes, so they are absent (not an error) when they are not built.
+ */
 export interface ControlPlaneBinaries {
   readonly dir: string
   readonly etcd: string
   readonly kubeApiserver: string
   readonly kubeControllerManager: string
+  /** kube-scheduler, from the same directory; `undefined` when it is not built. */
+  readonly kubeScheduler?: string | undefined
+  /** The KWOK controller (simulated nodes); `undefined` when it is not built. */
+  readonly kwok?: string | undefined
 }
 
 /** Raised when the control-plane binaries are not built yet; the message says how to build them. */
@@ -31,6 +40,28 @@ export function defaultBinaryDir(env: NodeJS.ProcessEnv = process.env): string {
   )
 }
 
+/** Returns the path `tools/kwok/build.sh` writes the KWOK binary to by default. */
+export function defaultKwokPath(env: NodeJS.ProcessEnv = process.env): string {
+  const cacheRoot = env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache')
+  return join(cacheRoot, 'metacontroller-ts', 'controlplane', `kwok-${KWOK_VERSION}`, 'kwok')
+}
+
+function executable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK)
+    return true
+  } catch {
+    return false
+  }
+}
+
+// `$METACTL_KWOK_BIN`, else a `kwok` next to the other binaries, else the build cache.
+function findKwok(dir: string, env: NodeJS.ProcessEnv): string | undefined {
+  const explicit = env['METACTL_KWOK_BIN']
+  if (explicit !== undefined) return executable(explicit) ? explicit : undefined
+  return [join(dir, 'kwok'), defaultKwokPath(env)].find(executable)
+}
+
 /**
  * Locates the control-plane binaries: `$METACTL_CONTROLPLANE_BIN`, else the build cache.
  *
@@ -40,16 +71,17 @@ export function findControlPlaneBinaries(
   env: NodeJS.ProcessEnv = process.env
 ): ControlPlaneBinaries {
   const dir = env['METACTL_CONTROLPLANE_BIN'] ?? defaultBinaryDir(env)
+  const scheduler = join(dir, 'kube-scheduler')
   const binaries = {
     dir,
     etcd: join(dir, 'etcd'),
     kubeApiserver: join(dir, 'kube-apiserver'),
     kubeControllerManager: join(dir, 'kube-controller-manager'),
+    kubeScheduler: executable(scheduler) ? scheduler : undefined,
+    kwok: findKwok(dir, env),
   }
   for (const path of [binaries.etcd, binaries.kubeApiserver, binaries.kubeControllerManager]) {
-    try {
-      accessSync(path, constants.X_OK)
-    } catch {
+    if (!executable(path)) {
       throw new MissingBinariesError(
         `control-plane binary ${path} is missing. Build the local control plane with ` +
           '`make controlplane` (or tools/controlplane/build.sh; a cold build takes 15-30 min), ' +
@@ -59,4 +91,29 @@ export function findControlPlaneBinaries(
     }
   }
   return binaries
+}
+
+/** The binaries a control plane with nodes needs, all present. */
+export interface NodeBinaries {
+  readonly kubeScheduler: string
+  readonly kwok: string
+}
+
+/**
+ * Returns the scheduler and KWOK paths of `binaries`.
+ *
+ * @throws {@link MissingBinariesError} naming what is missing and the command that builds it.
+ */
+export function requireNodeBinaries(binaries: ControlPlaneBinaries): NodeBinaries {
+  const { kubeScheduler, kwok } = binaries
+  if (kubeScheduler !== undefined && kwok !== undefined) return { kubeScheduler, kwok }
+  const missing = [
+    kubeScheduler === undefined ? join(binaries.dir, 'kube-scheduler') : undefined,
+    kwok === undefined ? 'kwok (METACTL_KWOK_BIN, or the build cache)' : undefined,
+  ].filter((m) => m !== undefined)
+  throw new MissingBinariesError(
+    `a control plane with nodes needs ${missing.join(' and ')}. Build them with ` +
+      '`make controlplane` (tools/controlplane/build.sh and tools/kwok/build.sh), or start the ' +
+      'control plane with nodes: 0 (`metactl cluster up --nodes 0`).'
+  )
 }

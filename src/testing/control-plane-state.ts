@@ -17,6 +17,8 @@ export interface ControlPlaneState {
   readonly kubeconfig: string
   readonly server: string
   readonly etcdUrl: string
+  /** Simulated nodes registered at start (absent in state files written before nodes existed). */
+  readonly nodes?: number
   readonly startedAt: string
   readonly processes: readonly RecordedProcess[]
 }

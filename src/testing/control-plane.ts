@@ -1,16 +1,19 @@
 /**
- * A real local Kubernetes control plane for tests and demos: etcd, kube-apiserver and
- * kube-controller-manager (garbage collector and namespace controllers), like envtest.
+ * A real local Kubernetes control plane for tests and demos: etcd, kube-apiserver,
+ * kube-controller-manager and, with nodes, kube-scheduler and KWOK simulating the nodes' kubelets.
  *
  * @remarks
  * **Guarantees**
  * - Everything listens on 127.0.0.1 only, on free ports, with RBAC on and a generated admin token.
  * - `startControlPlane` resolves only when etcd is healthy, kube-apiserver answers `/readyz`, the
- *   given CRDs are Established and the garbage collector has collected a canary object.
+ *   given CRDs are Established, the garbage collector has collected a canary object and, with
+ *   nodes, kube-scheduler answers `/healthz` and every simulated node is Ready and untainted.
  * - A failure names the component and shows the tail of its log.
  * - `stop()` ends every process it started; so do SIGINT, SIGTERM and process exit.
  *
- * **Caveats** There is no kubelet or scheduler: Pods are stored but never run.
+ * **Caveats** With `nodes: 0` there is no scheduler and no kubelet: Pods are stored and stay
+ * `Pending`, and only the garbage collector and namespace controllers run. With nodes, Pods are
+ * scheduled and their status is simulated, but no container really runs (see simulated-nodes.ts).
  *
  * @module
  */
@@ -25,8 +28,12 @@ import { DynamicClient } from '../kube/dynamic-client.js'
 import { KubeTransport } from '../kube/kube-transport.js'
 import { NotFoundError } from '../kube/api-error.js'
 import { loadClusterConfig } from '../kube/load-cluster-config.js'
-import { findControlPlaneBinaries, KUBERNETES_VERSION } from './control-plane-binaries.js'
-import type { ControlPlaneBinaries } from './control-plane-binaries.js'
+import {
+  findControlPlaneBinaries,
+  KUBERNETES_VERSION,
+  requireNodeBinaries,
+} from './control-plane-binaries.js'
+import type { ControlPlaneBinaries, NodeBinaries } from './control-plane-binaries.js'
 import { findFreePort, isPortFree } from './free-port.js'
 import { installCrds } from './install-crds.js'
 import type { CrdSource } from './install-crds.js'
@@ -34,6 +41,13 @@ import { logTail, ManagedProcess } from './managed-process.js'
 import { writeControlPlaneState } from './control-plane-state.js'
 import { waitFor } from './wait-for.js'
 import { CONFIGMAPS } from '../kube/well-known-resources.js'
+import {
+  ensureSimulatedNodes,
+  kwokConfigYaml,
+  NODE_LEASE_SECONDS,
+  SIMULATED_NODE_ANNOTATION,
+  simulatedNodesSchedulable,
+} from './simulated-nodes.js'
 
 /** Options of {@link startControlPlane}. */
 export interface ControlPlaneOptions {
@@ -58,6 +72,14 @@ export interface ControlPlaneOptions {
   readonly apiServerFlags?: readonly string[]
   /** Receives one line per startup step. */
   readonly onProgress?: (message: string) => void
+  /**
+   * Simulated nodes to register (default 1, at most 256). With one or more, kube-scheduler and
+   * KWOK run and kube-controller-manager runs its default controllers (Deployments, Jobs,
+   * StatefulSets, EndpointSlices, service accounts, …), so Pods are scheduled and become Running
+   * and Ready. `0` gives the smaller plane: no scheduler, Pods stay `Pending`, and only the
+   * garbage collector and namespace controllers run.
+   */
+  readonly nodes?: number
 }
 
 /** A running (or attached) control plane. */
@@ -72,6 +94,8 @@ export interface ControlPlane {
   readonly client: DynamicClient
   /** True when this is an existing cluster from `$KUBECONFIG`, not one we started. */
   readonly isExisting: boolean
+  /** Names of the simulated nodes this control plane registered (empty for an existing cluster). */
+  readonly nodeNames: readonly string[]
   /** etcd client URL (only for a control plane we started). */
   readonly etcdUrl: string | undefined
   /** Installs more CRDs and waits until they are Established. */
@@ -123,6 +147,8 @@ interface Ports {
   readonly etcdPeer: number
   readonly apiServer: number
   readonly controllerManager: number
+  readonly scheduler: number
+  readonly kwok: number
 }
 
 class LocalControlPlane implements ControlPlane {
@@ -134,6 +160,9 @@ class LocalControlPlane implements ControlPlane {
   readonly #options: ControlPlaneOptions
   readonly #token: string
   readonly #userToken: string
+  readonly #nodes: number
+  readonly #nodeBinaries: NodeBinaries | undefined
+  #nodeNames: readonly string[] = []
   #ports: Ports | undefined
   #processes: ManagedProcess[] = []
   #config: ClusterConfig | undefined
@@ -153,6 +182,16 @@ class LocalControlPlane implements ControlPlane {
     this.#options = options
     this.#token = randomBytes(24).toString('hex')
     this.#userToken = randomBytes(24).toString('hex')
+    this.#nodes = options.nodes ?? 1
+    if (!Number.isInteger(this.#nodes) || this.#nodes < 0 || this.#nodes > 256) {
+      throw new RangeError(`nodes must be an integer from 0 to 256, got ${this.#nodes}`)
+    }
+    // Checked before anything starts, so a missing binary fails fast with the command to run.
+    this.#nodeBinaries = this.#nodes > 0 ? requireNodeBinaries(binaries) : undefined
+  }
+
+  get nodeNames(): readonly string[] {
+    return this.#nodeNames
   }
 
   get config(): ClusterConfig {
@@ -178,7 +217,7 @@ class LocalControlPlane implements ControlPlane {
   }
 
   #prepareDir(): void {
-    for (const sub of ['etcd', 'pki', 'kcm', 'logs'])
+    for (const sub of ['etcd', 'pki', 'kcm', 'scheduler', 'kwok', 'logs'])
       mkdirSync(this.#path(sub), { recursive: true })
     const pki = this.#path('pki')
     // system:masters is bound to cluster-admin by RBAC bootstrap, so the admin token can do
@@ -218,6 +257,8 @@ class LocalControlPlane implements ControlPlane {
         etcdPeer: await findFreePort(),
         apiServer: this.#options.apiServerPort ?? (await findFreePort()),
         controllerManager: await findFreePort(),
+        scheduler: await findFreePort(),
+        kwok: await findFreePort(),
       }
       try {
         await this.#startEtcd(timeoutMs)
@@ -237,13 +278,31 @@ class LocalControlPlane implements ControlPlane {
       this.#progress(`installing ${this.#options.crds.length} CRD source(s)`)
       await this.installCrds(this.#options.crds)
     }
-    await this.#startControllerManager(timeoutMs)
+    // The controller manager, scheduler and KWOK do not depend on each other: start them together.
+    await Promise.all([
+      this.#startControllerManager(timeoutMs),
+      this.#nodeBinaries === undefined
+        ? // Nodes of an earlier run on the same data would otherwise linger, stale but "Ready".
+          ensureSimulatedNodes(this.client, 0)
+        : this.#startNodes(this.#nodeBinaries, timeoutMs),
+    ])
     this.#writeState()
   }
 
-  #spawn(name: string, command: string, args: string[]): ManagedProcess {
+  #spawn(
+    name: string,
+    command: string,
+    args: string[],
+    env?: Readonly<Record<string, string>>
+  ): ManagedProcess {
     const proc = ManagedProcess.start(
-      { name, command, args, logFile: this.#path('logs', `${name}.log`) },
+      {
+        name,
+        command,
+        args,
+        logFile: this.#path('logs', `${name}.log`),
+        ...(env === undefined ? {} : { env }),
+      },
       this.#options.background === true
     )
     this.#processes.push(proc)
@@ -323,7 +382,8 @@ class LocalControlPlane implements ControlPlane {
       '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
       `--service-account-key-file=${join(pki, 'sa.pub')}`,
       `--service-account-signing-key-file=${join(pki, 'sa.key')}`,
-      // No service-account controller runs, so the admission plugin would reject every Pod.
+      // Without nodes no service-account controller runs, and with them a Pod created right after
+      // its namespace would be refused until the `default` ServiceAccount exists.
       '--disable-admission-plugins=ServiceAccount',
       '--allow-privileged=true',
       '--profiling=false',
@@ -364,24 +424,49 @@ class LocalControlPlane implements ControlPlane {
 
   #transport: KubeTransport | undefined
 
-  async #startControllerManager(timeoutMs: number): Promise<void> {
+  #controllerManagerArgs(): string[] {
     const ports = this.#requirePorts()
-    const proc = this.#spawn('kube-controller-manager', this.#binaries.kubeControllerManager, [
+    const pki = this.#path('pki')
+    const controllers =
+      this.#nodes > 0
+        ? // The default set; the token controller signs service-account tokens with our key.
+          [
+            '--controllers=*',
+            `--service-account-private-key-file=${join(pki, 'sa.key')}`,
+            `--root-ca-file=${join(pki, 'apiserver.crt')}`,
+          ]
+        : ['--controllers=garbage-collector-controller,namespace-controller']
+    return [
       `--kubeconfig=${this.kubeconfigPath}`,
       `--authentication-kubeconfig=${this.kubeconfigPath}`,
       `--authorization-kubeconfig=${this.kubeconfigPath}`,
-      '--controllers=garbage-collector-controller,namespace-controller',
+      ...controllers,
       '--leader-elect=false',
       '--bind-address=127.0.0.1',
       `--secure-port=${ports.controllerManager}`,
       `--cert-dir=${this.#path('kcm')}`,
       '--kube-api-qps=100',
       '--kube-api-burst=200',
-    ])
+    ]
+  }
+
+  async #startControllerManager(timeoutMs: number): Promise<void> {
+    const ports = this.#requirePorts()
+    const proc = this.#spawn(
+      'kube-controller-manager',
+      this.#binaries.kubeControllerManager,
+      this.#controllerManagerArgs()
+    )
+    await this.#awaitHealthz(proc, ports.controllerManager, timeoutMs)
+    await this.#garbageCollectorCanary(proc, timeoutMs)
+  }
+
+  // The controller manager and the scheduler serve /healthz over TLS with a self-signed certificate.
+  async #awaitHealthz(proc: ManagedProcess, port: number, timeoutMs: number): Promise<void> {
     const agent = new Agent({ connect: { rejectUnauthorized: false } })
     try {
       await this.#awaitReady(proc, timeoutMs, async () => {
-        const res = await request(`https://127.0.0.1:${ports.controllerManager}/healthz`, {
+        const res = await request(`https://127.0.0.1:${port}/healthz`, {
           dispatcher: agent,
           headersTimeout: 2000,
           bodyTimeout: 2000,
@@ -392,7 +477,42 @@ class LocalControlPlane implements ControlPlane {
     } finally {
       await agent.close()
     }
-    await this.#garbageCollectorCanary(proc, timeoutMs)
+  }
+
+  async #startNodes(binaries: NodeBinaries, timeoutMs: number): Promise<void> {
+    const ports = this.#requirePorts()
+    const scheduler = this.#spawn('kube-scheduler', binaries.kubeScheduler, [
+      `--kubeconfig=${this.kubeconfigPath}`,
+      `--authentication-kubeconfig=${this.kubeconfigPath}`,
+      `--authorization-kubeconfig=${this.kubeconfigPath}`,
+      '--leader-elect=false',
+      '--bind-address=127.0.0.1',
+      `--secure-port=${ports.scheduler}`,
+      `--cert-dir=${this.#path('scheduler')}`,
+    ])
+    const names = await ensureSimulatedNodes(this.client, this.#nodes)
+    const since = new Date()
+    const configPath = this.#path('kwok', 'kwok.yaml')
+    writeFileSync(configPath, kwokConfigYaml())
+    const kwok = this.#spawn(
+      'kwok',
+      binaries.kwok,
+      [
+        `--kubeconfig=${this.kubeconfigPath}`,
+        `--config=${configPath}`,
+        `--manage-nodes-with-annotation-selector=${SIMULATED_NODE_ANNOTATION}=fake`,
+        `--node-lease-duration-seconds=${NODE_LEASE_SECONDS}`,
+        `--server-address=127.0.0.1:${ports.kwok}`,
+      ],
+      // KWOK also reads ~/.kwok/kwok.yaml when it exists; a HOME of its own keeps a user's out.
+      { HOME: this.#path('kwok') }
+    )
+    await Promise.all([
+      this.#awaitHealthz(scheduler, ports.scheduler, timeoutMs),
+      this.#awaitReady(kwok, timeoutMs, () => simulatedNodesSchedulable(this.client, names, since)),
+    ])
+    this.#nodeNames = names
+    this.#progress(`${names.length} simulated node(s) Ready: ${names.join(', ')}`)
   }
 
   // /healthz says the process is up, not that the garbage collector has synced its informers;
@@ -493,6 +613,7 @@ class LocalControlPlane implements ControlPlane {
       kubeconfig: this.kubeconfigPath,
       server: this.config.server,
       etcdUrl: `http://127.0.0.1:${ports.etcd}`,
+      nodes: this.#nodeNames.length,
       startedAt: new Date().toISOString(),
       processes: this.#processes.map((p) => ({
         name: p.spec.name,
@@ -560,6 +681,7 @@ class ExistingControlPlane implements ControlPlane {
   readonly dir = ''
   readonly isExisting = true
   readonly etcdUrl = undefined
+  readonly nodeNames: readonly string[] = []
   readonly kubeconfigPath: string
   readonly config: ClusterConfig
   readonly client: DynamicClient

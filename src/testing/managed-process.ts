@@ -9,6 +9,8 @@ export interface ProcessSpec {
   readonly command: string
   readonly args: readonly string[]
   readonly logFile: string
+  /** Variables added to (or overriding) this process's environment. */
+  readonly env?: Readonly<Record<string, string>>
 }
 
 /** Returns the last `lines` lines of a log file, or a note that it cannot be read. */
@@ -103,6 +105,7 @@ export class ManagedProcess {
       const child = spawn(spec.command, [...spec.args], {
         detached: true,
         stdio: ['ignore', fd, fd],
+        ...(spec.env === undefined ? {} : { env: { ...process.env, ...spec.env } }),
       })
       if (child.pid === undefined) {
         throw new Error(`cannot start ${spec.name} (${spec.command})`)

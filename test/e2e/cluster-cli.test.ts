@@ -21,8 +21,8 @@ describe('metactl cluster', () => {
     rmSync(dir, { recursive: true, force: true })
   })
 
-  it('starts a control plane that kubectl can use, reports it, refuses a second one, and stops it', async () => {
-    const up = await metactl(['cluster', 'up', '--dir', dir])
+  it('starts a cluster that kubectl can use, reports it and its nodes, refuses a second one, and stops it', async () => {
+    const up = await metactl(['cluster', 'up', '--dir', dir, '--nodes', '2'])
     assert.equal(up.code, 0, up.stderr)
     const exported = /^export KUBECONFIG=(.+)$/m.exec(up.stdout)
     assert.ok(exported?.[1], `no export line in: ${up.stdout}`)
@@ -34,6 +34,11 @@ describe('metactl cluster', () => {
     const status = await metactl(['cluster', 'status', '--dir', dir])
     assert.equal(status.code, 0, status.stdout + status.stderr)
     assert.match(status.stdout, /: ready$/m)
+    assert.match(status.stdout, /^nodes: 2$/m)
+    assert.match(status.stdout, /^\s+metactl-node-0\s+Ready\s+pods \d+\/110$/m)
+    assert.match(status.stdout, /^\s+metactl-node-1\s+Ready\s+pods \d+\/110$/m)
+    const nodes = await exec('kubectl', ['--kubeconfig', kubeconfig, 'get', 'nodes'])
+    assert.match(nodes.stdout, /^metactl-node-1\s+Ready\s/m)
 
     const again = await metactl(['cluster', 'up', '--dir', dir])
     assert.equal(again.code, 1)
@@ -41,7 +46,10 @@ describe('metactl cluster', () => {
 
     const state = readControlPlaneState(dir)
     assert.ok(state)
-    assert.equal(state.processes.length, 3)
+    assert.deepEqual(
+      state.processes.map((p) => p.name),
+      ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kwok']
+    )
 
     const down = await metactl(['cluster', 'down', '--dir', dir])
     assert.equal(down.code, 0, down.stderr)
@@ -52,6 +60,12 @@ describe('metactl cluster', () => {
     const stopped = await metactl(['cluster', 'status', '--dir', dir])
     assert.equal(stopped.code, 1)
     assert.match(stopped.stdout, /stopped/)
+  })
+
+  it('refuses a --nodes that is not a count', async () => {
+    const { code, stderr } = await metactl(['cluster', 'up', '--dir', dir, '--nodes', 'two'])
+    assert.equal(code, 1)
+    assert.match(stderr, /--nodes must be an integer from 0 to 256, got "two"/)
   })
 
   it('explains how to build the binaries when they are missing', async () => {

@@ -8,8 +8,10 @@ import { describe, it } from 'node:test'
 import {
   ControlPlaneStartError,
   findControlPlaneBinaries,
+  MissingBinariesError,
   startControlPlane,
 } from '../../src/testing/index.js'
+import { NODES } from '../../src/testing/simulated-nodes.js'
 import { readControlPlaneState } from '../../src/testing/control-plane-state.js'
 import { isProcessRunning } from '../../src/testing/managed-process.js'
 import { findFreePort } from '../../src/testing/free-port.js'
@@ -17,6 +19,40 @@ import { createServer } from 'node:net'
 
 // These start their own control planes (useExistingCluster: false), beside the shared one.
 describe('control plane lifecycle', () => {
+  it('starts the smaller plane with nodes: 0: no scheduler, no KWOK, no nodes', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'metactl-nonodes-'))
+    try {
+      const plane = await startControlPlane({ dir, useExistingCluster: false, nodes: 0 })
+      try {
+        const state = readControlPlaneState(dir)
+        assert.deepEqual(
+          state?.processes.map((p) => p.name),
+          ['etcd', 'kube-apiserver', 'kube-controller-manager']
+        )
+        assert.deepEqual((await plane.client.list(NODES)).items, [])
+      } finally {
+        await plane.stop()
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('refuses to start with nodes when kube-scheduler or KWOK is not built', async () => {
+    const binaries = findControlPlaneBinaries()
+    await assert.rejects(
+      startControlPlane({
+        useExistingCluster: false,
+        binaries: { ...binaries, kwok: undefined },
+        nodes: 1,
+      }),
+      (error: unknown) =>
+        error instanceof MissingBinariesError &&
+        error.message.includes('kwok') &&
+        error.message.includes('make controlplane')
+    )
+  })
+
   it('names kube-apiserver and shows its log when it refuses a flag', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'metactl-badflag-'))
     try {
@@ -58,16 +94,18 @@ describe('control plane lifecycle', () => {
     }
   })
 
-  it('stops every process it started', async () => {
+  it('stops every process it started, the scheduler and KWOK included', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'metactl-stop-'))
     try {
-      const plane = await startControlPlane({ dir, useExistingCluster: false })
+      const plane = await startControlPlane({ dir, useExistingCluster: false, nodes: 1 })
       const state = readControlPlaneState(dir)
       assert.ok(state)
       assert.deepEqual(
         state.processes.map((p) => p.name),
-        ['etcd', 'kube-apiserver', 'kube-controller-manager']
+        ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kwok']
       )
+      assert.equal(state.nodes, 1)
+      assert.deepEqual(plane.nodeNames, ['metactl-node-0'])
       assert.ok(state.processes.every((p) => isProcessRunning(p.pid, p.command)))
       await plane.stop()
       assert.deepEqual(

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Builds etcd, kube-apiserver and kube-controller-manager from the Go modules
-# pinned in go.mod/go.sum, into a per-version cache outside the repository.
-# Idempotent: when all three binaries are cached, it does nothing.
+# Builds etcd, kube-apiserver, kube-controller-manager and kube-scheduler from the
+# Go modules pinned in go.mod/go.sum, into a per-version cache outside the repository.
+# Idempotent: when all four binaries are cached, it does nothing; when only some are
+# (a cache from before kube-scheduler was added), it builds just the missing ones.
 #
 #   tools/controlplane/build.sh          build or reuse; prints the bin dir last
 #   CONTROLPLANE_BIN=/path build.sh      use another output directory
@@ -14,7 +15,15 @@ ETCD_VERSION=v3.7.3
 CACHE_ROOT=${XDG_CACHE_HOME:-$HOME/.cache}/metacontroller-ts/controlplane
 OUT=${CONTROLPLANE_BIN:-$CACHE_ROOT/kube-$KUBE_VERSION-etcd-$ETCD_VERSION}
 
-if [[ -x "$OUT/kube-apiserver" && -x "$OUT/kube-controller-manager" && -x "$OUT/etcd" ]]; then
+KUBE_CMDS=(kube-apiserver kube-controller-manager kube-scheduler)
+MISSING_KUBE=()
+for cmd in "${KUBE_CMDS[@]}"; do
+  [[ -x "$OUT/$cmd" ]] || MISSING_KUBE+=("$cmd")
+done
+NEED_ETCD=0
+[[ -x "$OUT/etcd" ]] || NEED_ETCD=1
+
+if [[ ${#MISSING_KUBE[@]} -eq 0 && $NEED_ETCD -eq 0 ]]; then
   echo "controlplane: reusing cached binaries in $OUT" >&2
   echo "$OUT"
   exit 0
@@ -32,7 +41,9 @@ mkdir -p "$TMP_OUT"
 trap 'rm -rf "$TMP_OUT"' EXIT
 
 start=$(date +%s)
-echo "controlplane: building Kubernetes $KUBE_VERSION and etcd $ETCD_VERSION (cold builds take 15-30 min on 2 cores)" >&2
+MISSING=("${MISSING_KUBE[@]}")
+[[ $NEED_ETCD -eq 0 ]] || MISSING+=(etcd)
+echo "controlplane: building ${MISSING[*]} (Kubernetes $KUBE_VERSION, etcd $ETCD_VERSION; cold builds take 15-30 min on 2 cores)" >&2
 
 V=""
 for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
@@ -42,18 +53,25 @@ done
 
 echo "controlplane: [1/3] go mod download" >&2
 go mod download
-echo "controlplane: [2/3] kube-apiserver and kube-controller-manager" >&2
-go build -p "$JOBS" -trimpath -tags selinux,notest,grpcnotrace -ldflags "-s -w $V" -o "$TMP_OUT/" \
-  k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager
-echo "controlplane: [3/3] etcd" >&2
-go build -p "$JOBS" -trimpath -ldflags "-s -w" -o "$TMP_OUT/etcd" go.etcd.io/etcd/server/v3
+if [[ ${#MISSING_KUBE[@]} -gt 0 ]]; then
+  echo "controlplane: [2/3] ${MISSING_KUBE[*]}" >&2
+  go build -p "$JOBS" -trimpath -tags selinux,notest,grpcnotrace -ldflags "-s -w $V" -o "$TMP_OUT/" \
+    "${MISSING_KUBE[@]/#/k8s.io/kubernetes/cmd/}"
+  "$TMP_OUT/${MISSING_KUBE[0]}" --version >&2
+fi
+if [[ $NEED_ETCD -eq 1 ]]; then
+  echo "controlplane: [3/3] etcd" >&2
+  go build -p "$JOBS" -trimpath -ldflags "-s -w" -o "$TMP_OUT/etcd" go.etcd.io/etcd/server/v3
+  "$TMP_OUT/etcd" --version | head -1 >&2
+fi
 
-"$TMP_OUT/kube-apiserver" --version >&2
-"$TMP_OUT/etcd" --version | head -1 >&2
-
-mkdir -p "$(dirname "$OUT")"
-rm -rf "$OUT"
-mv "$TMP_OUT" "$OUT"
+# Each binary is moved in only once all of them are built, so an interrupted build never leaves
+# a binary that looks complete; the ones already cached stay where they are.
+mkdir -p "$OUT"
+for bin in "${MISSING[@]}"; do
+  mv "$TMP_OUT/$bin" "$OUT/$bin"
+done
+rm -rf "$TMP_OUT"
 trap - EXIT
 echo "controlplane: built in $(( $(date +%s) - start )) s into $OUT" >&2
 echo "$OUT"

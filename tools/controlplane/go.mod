@@ -1,5 +1,5 @@
 // Wrapper module that builds the local control plane (etcd, kube-apiserver,
-// kube-controller-manager) from published Go modules. No third-party source is
+// kube-controller-manager, kube-scheduler) from published Go modules. No third-party source is
 // vendored here; see build.sh.
 module metacontroller-ts.invalid/controlplane
 
@@ -11,6 +11,7 @@ tool (
 	go.etcd.io/etcd/server/v3
 	k8s.io/kubernetes/cmd/kube-apiserver
 	k8s.io/kubernetes/cmd/kube-controller-manager
+	k8s.io/kubernetes/cmd/kube-scheduler
 )
 
 require (

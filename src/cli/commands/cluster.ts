@@ -11,6 +11,8 @@ import {
 import { findControlPlaneBinaries } from '../../testing/control-plane-binaries.js'
 import { loadClusterConfig } from '../../kube/load-cluster-config.js'
 import { KubeTransport } from '../../kube/kube-transport.js'
+import { DynamicClient } from '../../kube/dynamic-client.js'
+import { isNodeReady, NODES } from '../../testing/simulated-nodes.js'
 import { CliError } from '../cli-error.js'
 import type { CliIo } from '../cli-io.js'
 
@@ -27,7 +29,14 @@ function dirOption(): Option {
   )
 }
 
-async function up(io: CliIo, opts: { dir: string; crd: string[]; port?: string }): Promise<void> {
+interface UpOptions {
+  readonly dir: string
+  readonly crd: string[]
+  readonly port?: string
+  readonly nodes: string
+}
+
+async function up(io: CliIo, opts: UpOptions): Promise<void> {
   const dir = resolve(opts.dir)
   const state = readControlPlaneState(dir)
   if (state !== undefined && runningProcesses(state).length > 0) {
@@ -49,6 +58,7 @@ async function up(io: CliIo, opts: { dir: string; crd: string[]; port?: string }
     background: true,
     binaries,
     crds: opts.crd,
+    nodes: parseNodes(opts.nodes),
     ...(opts.port === undefined ? {} : { apiServerPort: parsePort(opts.port) }),
     onProgress: (message) => {
       io.err(`  ${message}`)
@@ -59,6 +69,14 @@ async function up(io: CliIo, opts: { dir: string; crd: string[]; port?: string }
   io.out(`kubeconfig: ${plane.kubeconfigPath}`)
   io.out(`export KUBECONFIG=${plane.kubeconfigPath}`)
   io.out(`Stop it with: metactl cluster down --dir ${dir}`)
+}
+
+function parseNodes(text: string): number {
+  const nodes = Number(text)
+  if (!/^\d+$/.test(text) || nodes > 256) {
+    throw new CliError(`--nodes must be an integer from 0 to 256, got "${text}"`)
+  }
+  return nodes
 }
 
 function parsePort(text: string): number {
@@ -87,6 +105,7 @@ async function status(io: CliIo, opts: { dir: string }): Promise<number> {
     return 1
   }
   let ready: string
+  let nodes: string[] = []
   try {
     const config = await loadClusterConfig({ kubeconfig: state.kubeconfig })
     const transport = new KubeTransport(config, { timeoutMs: 5000 })
@@ -97,6 +116,7 @@ async function status(io: CliIo, opts: { dir: string }): Promise<number> {
         accept: 'text/plain',
       })
       ready = body.trim() === 'ok' ? 'ready' : `not ready: ${body.trim()}`
+      nodes = await describeNodes(new DynamicClient(transport))
     } finally {
       await transport.close()
     }
@@ -104,8 +124,31 @@ async function status(io: CliIo, opts: { dir: string }): Promise<number> {
     ready = `not ready: ${error instanceof Error ? error.message : String(error)}`
   }
   io.out(`API server ${state.server}: ${ready}`)
+  if (ready === 'ready') {
+    io.out(nodes.length === 0 ? 'nodes: none (Pods stay Pending)' : `nodes: ${nodes.length}`)
+    for (const line of nodes) io.out(`  ${line}`)
+  }
   io.out(`export KUBECONFIG=${state.kubeconfig}`)
   return alive.size === state.processes.length && ready === 'ready' ? 0 : 1
+}
+
+// One line per Node: name, Ready or NotReady, and the Pods bound to it against its capacity.
+async function describeNodes(client: DynamicClient): Promise<string[]> {
+  const [nodes, pods] = await Promise.all([
+    client.list(NODES),
+    client.list({ group: '', version: 'v1', resource: 'pods', namespaced: true }),
+  ])
+  return nodes.items.map((node) => {
+    const name = node.metadata.name ?? ''
+    const bound = pods.items.filter((p) => {
+      const spec = p['spec'] as { nodeName?: unknown } | undefined
+      return spec?.nodeName === name
+    }).length
+    const status = node['status'] as { capacity?: { pods?: unknown } } | undefined
+    const capacity = typeof status?.capacity?.pods === 'string' ? status.capacity.pods : '?'
+    const readiness = isNodeReady(node) ? 'Ready' : 'NotReady'
+    return `${name.padEnd(24)} ${readiness.padEnd(9)} pods ${bound}/${capacity}`
+  })
 }
 
 async function down(io: CliIo, opts: { dir: string }): Promise<void> {
@@ -127,7 +170,7 @@ async function down(io: CliIo, opts: { dir: string }): Promise<void> {
 /** Builds `metactl cluster up|status|down`. */
 export function clusterCommand(io: CliIo, setExitCode: (code: number) => void): Command {
   const cluster = new Command('cluster').description(
-    'run a local Kubernetes control plane (etcd, kube-apiserver, kube-controller-manager) on 127.0.0.1'
+    'run a local Kubernetes cluster (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, simulated nodes) on 127.0.0.1'
   )
   cluster
     .command('up')
@@ -140,7 +183,12 @@ export function clusterCommand(io: CliIo, setExitCode: (code: number) => void): 
       []
     )
     .option('--port <port>', 'kube-apiserver port (default: a free port)')
-    .action(async (opts: { dir: string; crd: string[]; port?: string }) => {
+    .option(
+      '--nodes <count>',
+      'simulated nodes (KWOK) with kube-scheduler and the default controllers; 0 for none',
+      '1'
+    )
+    .action(async (opts: UpOptions) => {
       await up(io, opts)
     })
   cluster
