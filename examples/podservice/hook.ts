@@ -11,13 +11,8 @@
  *
  * @module
  */
-import {
-  countObserved,
-  defineCompositeHook,
-  inProcessHooks,
-  listObserved,
-} from '../../src/sdk/index.js'
-import type { CompositeHook, KubeObject } from '../../src/sdk/index.js'
+import { countObserved, defineCompositeHook, inProcessHooks, listObserved } from 'metacontroller-ts'
+import type { CompositeHook, KubeObject } from 'metacontroller-ts'
 import { podQuantity } from './quantity.js'
 
 /** The name of the CompositeController, in `controller.yaml` and in-process. */

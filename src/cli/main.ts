@@ -12,13 +12,14 @@ import { KubeconfigError } from '../kube/kubeconfig-error.js'
 import { ExecCredentialError } from '../kube/exec-credentials.js'
 import { CliError } from './cli-error.js'
 import { processIo } from './cli-io.js'
+import { packageInfo } from './package-info.js'
 import type { CliIo } from './cli-io.js'
 import { clusterCommand } from './commands/cluster.js'
 import { renderCommand } from './commands/render.js'
 import { runCommand } from './commands/run.js'
 
-/** The package version, shown by `metactl --version`. */
-export const VERSION = '0.1.0'
+/** The package version, shown by `metactl --version` (read from package.json). */
+export const VERSION: string = packageInfo().version
 
 /** Runs `metactl` with the given argv (including node and script) and returns the exit code. */
 export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
