@@ -17,6 +17,9 @@ import type { CliIo } from './cli-io.js'
 import { clusterCommand } from './commands/cluster.js'
 import { renderCommand } from './commands/render.js'
 import { runCommand } from './commands/run.js'
+import { completionCommand } from './completion/completion-command.js'
+import { treeCommand } from './tree/tree-command.js'
+import { versionCommand } from './version/version-command.js'
 
 /** The package version, shown by `metactl --version` (read from package.json). */
 export const VERSION: string = packageInfo().version
@@ -44,6 +47,9 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       exitCode = code
     })
   )
+  program.addCommand(treeCommand(io))
+  program.addCommand(versionCommand(io))
+  program.addCommand(completionCommand(io, () => program))
   try {
     await program.parseAsync([...argv])
     return exitCode
