@@ -222,7 +222,7 @@ export async function tree(
     rows.push([
       `Ingress ${ingress.metadata.name ?? ''}`,
       `uid ${shortUid(ingress)}…, ${rule?.host ?? '*'}${path?.path ?? ''} → ` +
-        `${path?.backend.service?.name ?? '?'}:${String(path?.backend.service?.port.number ?? '?')}`,
+        `${path?.backend.service?.name ?? '?'}:${String(path?.backend.service?.port?.number ?? '?')}`,
     ])
   }
   const width = Math.max(...rows.map(([label]) => label.length), 0)

@@ -1,10 +1,10 @@
 import type { KubeObject } from '../core/kube-object.js'
 import { hookCodec } from '../api/wire/codecs.js'
-import type { CompositeHook, CompositeRequest } from './hook-types.js'
+import type { CompositeHook, CompositeRequest, ObjectLike } from './hook-types.js'
 
 /** A composite hook's answer after the engine's validation. */
 export interface CheckedCompositeResponse<
-  Child extends KubeObject = KubeObject,
+  Child extends ObjectLike = KubeObject,
   Status = Record<string, unknown>,
 > {
   readonly status: Status | null
@@ -14,7 +14,7 @@ export interface CheckedCompositeResponse<
 }
 
 /** The parts of a request a test gives; the rest gets empty defaults. */
-export interface CompositeFixture<Parent extends KubeObject, Child extends KubeObject> {
+export interface CompositeFixture<Parent extends ObjectLike, Child extends ObjectLike> {
   readonly parent: Parent
   readonly children?: CompositeRequest<Parent, Child>['children']
   readonly related?: CompositeRequest['related']
@@ -34,8 +34,8 @@ export interface CompositeFixture<Parent extends KubeObject, Child extends KubeO
  * ```
  */
 export async function callCompositeHook<
-  Parent extends KubeObject,
-  Child extends KubeObject,
+  Parent extends ObjectLike,
+  Child extends ObjectLike,
   Status = Record<string, unknown>,
 >(
   hook: CompositeHook<Parent, Child, Status>,
@@ -61,7 +61,7 @@ export async function callCompositeHook<
   }).response
   return {
     status: decoded.status as Status | null,
-    children: decoded.children as readonly Child[],
+    children: decoded.children as unknown as readonly Child[],
     resyncAfterSeconds: decoded.resyncAfterMs / 1000,
     finalized: decoded.finalized,
   }

@@ -26,11 +26,15 @@ export type {
   DecoratorHook,
   DecoratorRequest,
   DecoratorResponse,
+  ChildrenMap,
   Hook,
+  ObjectLike,
   ObjectMap,
+  TypeKeyOf,
 } from './hook-types.js'
+export type * from './kube-types.js'
 export { countObserved, kubeObject, listObserved, typeKey } from './object-helpers.js'
-export type { ChildMetadata } from './object-helpers.js'
+export type { ChildMetadata, ObservedOf } from './object-helpers.js'
 export { serveHooks } from './serve-hooks.js'
 export type { HookServer, ServeHooksOptions } from './serve-hooks.js'
 export { inProcessHooks } from './in-process.js'
