@@ -19,6 +19,7 @@ import { renderCommand } from './commands/render.js'
 import { runCommand } from './commands/run.js'
 import { completionCommand } from './completion/completion-command.js'
 import { treeCommand } from './tree/tree-command.js'
+import { typesCommand } from './types/types-command.js'
 import { versionCommand } from './version/version-command.js'
 
 /** The package version, shown by `metactl --version` (read from package.json). */
@@ -48,6 +49,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     })
   )
   program.addCommand(treeCommand(io))
+  program.addCommand(typesCommand(io))
   program.addCommand(versionCommand(io))
   program.addCommand(completionCommand(io, () => program))
   try {
