@@ -18,6 +18,7 @@ import { clusterCommand } from './commands/cluster.js'
 import { renderCommand } from './commands/render.js'
 import { runCommand } from './commands/run.js'
 import { completionCommand } from './completion/completion-command.js'
+import { initCommand } from './init/init-command.js'
 import { treeCommand } from './tree/tree-command.js'
 import { typesCommand } from './types/types-command.js'
 import { versionCommand } from './version/version-command.js'
@@ -49,6 +50,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     })
   )
   program.addCommand(treeCommand(io))
+  program.addCommand(initCommand(io))
   program.addCommand(typesCommand(io))
   program.addCommand(versionCommand(io))
   program.addCommand(completionCommand(io, () => program))
