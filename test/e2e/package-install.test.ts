@@ -29,7 +29,8 @@ async function run(
   } catch (error) {
     const e = error as { stdout?: string; stderr?: string; message: string }
     throw new Error(
-      `${command} ${args.join(' ')} failed in ${cwd}: ${e.message}\n${e.stdout ?? ''}\n${e.stderr ?? ''}`
+      `${command} ${args.join(' ')} failed in ${cwd}: ${e.message}\n${e.stdout ?? ''}\n${e.stderr ?? ''}`,
+      { cause: error }
     )
   }
 }
