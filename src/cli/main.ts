@@ -18,6 +18,7 @@ import { clusterCommand } from './commands/cluster.js'
 import { renderCommand } from './commands/render.js'
 import { runCommand } from './commands/run.js'
 import { completionCommand } from './completion/completion-command.js'
+import { devCommand } from './dev/dev-command.js'
 import { initCommand } from './init/init-command.js'
 import { treeCommand } from './tree/tree-command.js'
 import { typesCommand } from './types/types-command.js'
@@ -49,8 +50,9 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       exitCode = code
     })
   )
-  program.addCommand(treeCommand(io))
   program.addCommand(initCommand(io))
+  program.addCommand(devCommand(io))
+  program.addCommand(treeCommand(io))
   program.addCommand(typesCommand(io))
   program.addCommand(versionCommand(io))
   program.addCommand(completionCommand(io, () => program))

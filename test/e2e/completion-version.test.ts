@@ -36,7 +36,7 @@ describe('metactl completion', () => {
       'metactl tree --name',
     ])
     assert.deepEqual(out, [
-      'run render cluster tree version completion init dev types',
+      'run render cluster init dev tree types version completion',
       'cluster',
       'up status down',
       '--dir --crd --port --help',

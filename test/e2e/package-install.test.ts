@@ -5,9 +5,20 @@
 // unit-tests and runs the controller on the real control plane of this test tier.
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+import {
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { promisify } from 'node:util'
 
@@ -40,11 +51,21 @@ describe('the packed package', { timeout: 600_000 }, () => {
   let tarball = ''
 
   before(async () => {
-    const { stdout } = await run(
-      'npm',
-      ['pack', '--json', '--pack-destination', work],
+    // Packed from a copy of the checkout (its files, with this checkout's node_modules), so the
+    // `prepare` build writes the copy's dist/, not the one other tests are importing.
+    const copy = join(work, 'checkout')
+    const { stdout: listed } = await run(
+      'git',
+      ['ls-files', '--cached', '--others', '--exclude-standard', '-z'],
       resolve('.')
     )
+    for (const file of listed.split('\0').filter((f) => f !== '' && existsSync(f))) {
+      mkdirSync(dirname(join(copy, file)), { recursive: true })
+      if (lstatSync(file).isSymbolicLink()) symlinkSync(readlinkSync(file), join(copy, file))
+      else copyFileSync(file, join(copy, file))
+    }
+    symlinkSync(resolve('node_modules'), join(copy, 'node_modules'))
+    const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', work], copy)
     const [packed] = JSON.parse(stdout) as {
       filename: string
       size: number

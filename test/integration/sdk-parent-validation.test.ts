@@ -24,10 +24,7 @@ describe('serveHooks parentCrd', () => {
   })
 
   before(async () => {
-    server = await serveHooks(
-      { '/sync': sync },
-      { port: 0, parentCrd: crd, log: () => undefined }
-    )
+    server = await serveHooks({ '/sync': sync }, { port: 0, parentCrd: crd, log: () => undefined })
   })
   after(async () => {
     await server.close()

@@ -69,6 +69,8 @@ describe('owner tree', () => {
     const going = object('Pod', 'p', 'p', [], { status: { phase: 'Running' } })
     going.metadata.deletionTimestamp = '2026-01-01T00:00:00Z'
     assert.equal(summarizeStatus(going).status, 'Terminating')
+    const plain = object('Greeting', 'g', 'g', [], { status: { ready: false } })
+    assert.deepEqual(summarizeStatus(plain), { ready: 'False', status: '' })
   })
 
   it('prints ages as kubectl does', () => {

@@ -82,6 +82,10 @@ export function summarizeStatus(object: KubeObject): StatusSummary {
     }
   }
   if (phase !== undefined) return { ready: '-', status: phase }
+  // Many controllers (and the metactl init scaffold) report readiness as a boolean.
+  if (typeof status['ready'] === 'boolean') {
+    return { ready: status['ready'] ? 'True' : 'False', status: '' }
+  }
   if (object.kind === 'Service' && object.apiVersion === 'v1') {
     const ip = text(spec['clusterIP'])
     return {
