@@ -43,6 +43,8 @@ import { InvalidDesiredChildError, prepareDesiredChildren } from '../../engine/d
 import { planChildren } from '../../engine/plan-children.js'
 import type { ChildPlan, ChildType, PlannedStep } from '../../engine/plan-children.js'
 import { postWebhook } from '../../engine/post-webhook.js'
+import { formatDiff } from './render-diff.js'
+import { writtenChildren } from './render-written.js'
 import { inProcessHooks } from '../../sdk/in-process.js'
 import type { CompositeHook } from '../../sdk/hook-types.js'
 import { parseManifests } from '../../testing/install-crds.js'
@@ -61,6 +63,7 @@ interface RenderOptions {
   hookModule?: string
   output: 'yaml' | 'json'
   finalizing?: boolean
+  diff?: boolean
 }
 
 /** A hook to call, and what to call it in messages. */
@@ -82,6 +85,10 @@ interface ResolvedRule {
 /** What a render produced. */
 interface RenderResult {
   readonly desired: readonly KubeObject[]
+  /** The desired children as the engine leaves them (see render-written.ts). */
+  readonly written: readonly KubeObject[]
+  /** The plan against no observed children. */
+  readonly fresh: ChildPlan
   readonly plan: ChildPlan
   readonly response: CompositeSyncResponse
 }
@@ -486,8 +493,11 @@ async function renderChildren(
   )
   const observed = new Map(rules.map((rule) => [typeOf(rule), byRule.get(rule) ?? new Map()]))
   const plan = planChildren(observed, desired, types, parent)
+  const fresh = planChildren(new Map(), desired, types, parent)
   return {
     desired: [...desired.values()].flatMap((children) => [...children.values()]),
+    written: writtenChildren(desired, plan, fresh),
+    fresh,
     plan,
     response,
   }
@@ -523,8 +533,8 @@ function planLine(
 /** The YAML output: a valid YAML stream, the plan and status in comments after the children. */
 function formatText(result: RenderResult): string[] {
   const lines: string[] = []
-  for (const child of result.desired) lines.push('---', ...yamlLines(child))
-  if (result.desired.length === 0) lines.push('# No desired children.')
+  for (const child of result.written) lines.push('---', ...yamlLines(child))
+  if (result.written.length === 0) lines.push('# No desired children.')
   const { plan, response } = result
   const entries = [...plan.steps, ...plan.unchanged, ...plan.skipped]
   lines.push('# Plan:')
@@ -570,7 +580,9 @@ async function render(io: CliIo, opts: RenderOptions): Promise<void> {
   const result = await renderChildren(opts, (line) => {
     io.err(line)
   })
-  if (opts.output === 'json') {
+  if (opts.diff === true) {
+    for (const line of formatDiff(result.plan, result.fresh)) io.out(line)
+  } else if (opts.output === 'json') {
     io.out(formatJson(result))
   } else {
     for (const line of formatText(result)) io.out(line)
@@ -605,13 +617,16 @@ export function renderCommand(io: CliIo): Command {
       new Option('--output <format>', 'output format').choices(['yaml', 'json']).default('yaml')
     )
     .option('--finalizing', 'send finalizing: true (calls the finalize export of a module)')
+    .option('--diff', 'print a diff per child between observed and what the engine would write')
     .addHelpText(
       'after',
       [
         '',
         'The output is a YAML stream of the desired children, with the plan (create, update,',
         'recreate, delete, unchanged, skip) and the hook status as comments; --output json prints',
-        'one object {desired, plan, status, resyncAfterSeconds, finalized}.',
+        'one object {desired, plan, status, resyncAfterSeconds, finalized}. The children are',
+        'printed as the engine leaves them (last-applied annotation, controller reference), so the',
+        'output can be fed back as --observed. --diff prints a diff per changed child instead.',
         '',
         'Examples:',
         '  metactl render --controller cc.yaml --parent parent.yaml --hook-module ./hook.ts',
