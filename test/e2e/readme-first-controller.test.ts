@@ -90,7 +90,9 @@ describe('README: write your first controller in 5 minutes', { timeout: 900_000 
     )
     const script = setup
       .slice(0, devLine)
-      .map((line, i) => (i === clone ? line.replace(/https:\/\/\S+/, REPO) : line))
+      .map((line, i) =>
+        i === clone ? line.replace(/https:\/\/\S+/, `${REPO} metacontroller-ts`) : line
+      )
     await bash(script, work)
     project = join(work, 'my-controller')
 
