@@ -7,7 +7,8 @@ ARG NODE_IMAGE=node:24-alpine
 FROM ${NODE_IMAGE} AS build
 WORKDIR /src
 COPY package.json package-lock.json .npmrc ./
-RUN npm ci
+# --ignore-scripts: the `prepare` build needs the sources, copied next.
+RUN npm ci --ignore-scripts
 COPY tsconfig.base.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build
@@ -22,7 +23,7 @@ LABEL org.opencontainers.image.title="metacontroller-ts" \
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
-RUN npm ci --omit=dev && npm cache clean --force
+RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
 COPY --from=build /src/dist ./dist
 COPY bin ./bin
 COPY deploy/crds ./deploy/crds

@@ -5,12 +5,12 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
-import { CONTROLLER_UID_LABEL } from '../../src/engine/index.js'
-import { InvalidError, NotFoundError } from '../../src/kube/index.js'
-import type { ResourceRef } from '../../src/kube/index.js'
-import { createLogger } from '../../src/runtime/index.js'
-import { startControlPlane, waitFor } from '../../src/testing/index.js'
-import type { ControlPlane } from '../../src/testing/index.js'
+import { CONTROLLER_UID_LABEL } from 'metacontroller-ts/engine'
+import { InvalidError, NotFoundError } from 'metacontroller-ts/kube'
+import type { ResourceRef } from 'metacontroller-ts/kube'
+import { createLogger } from 'metacontroller-ts/runtime'
+import { startControlPlane, waitFor } from 'metacontroller-ts/testing'
+import type { ControlPlane } from 'metacontroller-ts/testing'
 import { NAME_LABEL } from './hook.js'
 import type { Ingress, Pod, PodService, Service } from './hook.js'
 import {
@@ -25,7 +25,7 @@ import {
   startPodServiceStack,
 } from './stack.js'
 import type { HookMode, PodServiceStack } from './stack.js'
-import { CONFIGMAPS } from '../../src/kube/well-known-resources.js'
+import { CONFIGMAPS } from 'metacontroller-ts/kube'
 
 const MODES: readonly { mode: HookMode; title: string; prefix: string }[] = [
   { mode: 'webhook', title: 'the hook served as a webhook', prefix: 'ps-webhook' },

@@ -11,13 +11,14 @@
  *
  * @module
  */
-import {
-  countObserved,
-  defineCompositeHook,
-  inProcessHooks,
-  listObserved,
-} from '../../src/sdk/index.js'
-import type { CompositeHook, KubeObject } from '../../src/sdk/index.js'
+import { countObserved, defineCompositeHook, inProcessHooks, listObserved } from 'metacontroller-ts'
+import type {
+  CompositeHook,
+  Ingress as SdkIngress,
+  KubeObject,
+  Pod as SdkPod,
+  Service as SdkService,
+} from 'metacontroller-ts'
 import { podQuantity } from './quantity.js'
 
 /** The name of the CompositeController, in `controller.yaml` and in-process. */
@@ -93,57 +94,15 @@ export interface PodService extends KubeObject {
   status?: Partial<PodServiceStatus>
 }
 
-/** The fields of a Pod this example writes and reads. */
-export interface Pod extends KubeObject {
-  kind: 'Pod'
-  spec?: {
-    restartPolicy?: string
-    nodeName?: string
-    containers: {
-      name: string
-      image: string
-      ports?: { containerPort: number; name?: string; protocol?: string }[]
-      resources?: {
-        limits?: Record<string, string>
-        requests?: Record<string, string>
-      }
-    }[]
-  }
-  status?: {
-    phase?: string
-    conditions?: { type: string; status: string }[]
-    podIP?: string
-  }
-}
-
-/** The fields of a Service this example writes and reads. */
-export interface Service extends KubeObject {
-  kind: 'Service'
-  spec?: {
-    type?: string
-    clusterIP?: string
-    selector?: Record<string, string>
-    ports?: { name?: string; port: number; targetPort?: number | string; protocol?: string }[]
-  }
-}
-
-/** The fields of an Ingress this example writes. */
-export interface Ingress extends KubeObject {
-  kind: 'Ingress'
-  spec?: {
-    ingressClassName?: string
-    rules?: {
-      host?: string
-      http?: {
-        paths: {
-          path?: string
-          pathType: string
-          backend: { service?: { name: string; port: { number?: number; name?: string } } }
-        }[]
-      }
-    }[]
-  }
-}
+/**
+ * The child types, from the SDK's Kubernetes types, required to carry apiVersion, kind and
+ * metadata as every object the API server returns does.
+ */
+export type Pod = KubeObject & SdkPod
+/** A Service (see {@link Pod}). */
+export type Service = KubeObject & SdkService
+/** An Ingress (see {@link Pod}). */
+export type Ingress = KubeObject & SdkIngress
 
 /** Every child type of the controller. */
 export type PodServiceChild = Pod | Service | Ingress
@@ -344,11 +303,9 @@ export function createPodServiceSync(
     ({ parent, children }) => {
       const settings = settingsOf(parent)
       const ingress = desiredIngress(settings)
-      const pod = listObserved(children, 'Pod.v1').find(
-        (o): o is Pod => o.kind === 'Pod' && o.metadata.name === settings.name
-      )
+      const pod = listObserved(children, 'Pod.v1').find((o) => o.metadata.name === settings.name)
       const service = listObserved(children, 'Service.v1').find(
-        (o): o is Service => o.kind === 'Service' && o.metadata.name === settings.name
+        (o) => o.metadata.name === settings.name
       )
       const ingresses = countObserved(children, 'Ingress.networking.k8s.io/v1')
 

@@ -4,9 +4,9 @@
 // (a pruned field would make the engine rewrite the status on every sync).
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { callCompositeHook } from '../../src/sdk/index.js'
-import type { ObjectMap } from '../../src/sdk/index.js'
-import { readManifestFile } from '../../src/testing/index.js'
+import { callCompositeHook } from 'metacontroller-ts'
+import type { ObjectMap } from 'metacontroller-ts'
+import { readManifestFile } from 'metacontroller-ts/testing'
 import {
   CONTROLLER_NAME,
   DEFAULTS,

@@ -5,12 +5,12 @@
  * @module
  */
 import { relative } from 'node:path'
-import type { KubeObject } from '../../src/core/kube-object.js'
-import type { DynamicClient } from '../../src/kube/index.js'
-import { InvalidError, readWatchEvents } from '../../src/kube/index.js'
-import { createLogger } from '../../src/runtime/index.js'
-import { startControlPlane, waitFor } from '../../src/testing/index.js'
-import type { ControlPlane } from '../../src/testing/index.js'
+import type { KubeObject } from 'metacontroller-ts'
+import type { DynamicClient } from 'metacontroller-ts/kube'
+import { InvalidError, readWatchEvents } from 'metacontroller-ts/kube'
+import { createLogger } from 'metacontroller-ts/runtime'
+import { startControlPlane, waitFor } from 'metacontroller-ts/testing'
+import type { ControlPlane } from 'metacontroller-ts/testing'
 import type { Ingress, Pod, PodService, Service } from './hook.js'
 import {
   INGRESSES,
@@ -238,7 +238,7 @@ export async function tree(
     rows.push([
       `Ingress ${ingress.metadata.name ?? ''}`,
       `uid ${shortUid(ingress)}…, ${rule?.host ?? '*'}${path?.path ?? ''} → ` +
-        `${path?.backend.service?.name ?? '?'}:${String(path?.backend.service?.port.number ?? '?')}`,
+        `${path?.backend.service?.name ?? '?'}:${String(path?.backend.service?.port?.number ?? '?')}`,
     ])
   }
   const width = Math.max(...rows.map(([label]) => label.length), 0)

@@ -4,10 +4,10 @@ import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
 import { after, before, describe, it } from 'node:test'
 import { promisify } from 'node:util'
-import { NotFoundError } from '../../src/kube/api-error.js'
-import { NAMESPACES } from '../../src/kube/well-known-resources.js'
-import { startControlPlane } from '../../src/testing/index.js'
-import type { ControlPlane } from '../../src/testing/index.js'
+import { NotFoundError } from 'metacontroller-ts/kube'
+import { NAMESPACES } from 'metacontroller-ts/kube'
+import { startControlPlane } from 'metacontroller-ts/testing'
+import type { ControlPlane } from 'metacontroller-ts/testing'
 
 const run = promisify(execFile)
 const MANIFESTS = [

@@ -10,24 +10,24 @@ import { randomBytes } from 'node:crypto'
 import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type { KubeObject } from '../../src/core/kube-object.js'
-import { Engine } from '../../src/engine/index.js'
-import type { EngineOptions } from '../../src/engine/index.js'
-import { AlreadyExistsError, NotFoundError } from '../../src/kube/index.js'
-import type { ClusterConfig, DynamicClient, ResourceRef } from '../../src/kube/index.js'
-import { serveHooks } from '../../src/sdk/index.js'
-import type { HookServer } from '../../src/sdk/index.js'
-import { readManifestFile, waitFor } from '../../src/testing/index.js'
+import type { KubeObject } from 'metacontroller-ts'
+import { Engine } from 'metacontroller-ts/engine'
+import type { EngineOptions } from 'metacontroller-ts/engine'
+import { AlreadyExistsError, NotFoundError } from 'metacontroller-ts/kube'
+import type { ClusterConfig, DynamicClient, ResourceRef } from 'metacontroller-ts/kube'
+import { serveHooks } from 'metacontroller-ts'
+import type { HookServer } from 'metacontroller-ts'
+import { readManifestFile, waitFor } from 'metacontroller-ts/testing'
 import { CONTROLLER_NAME, podServiceController, sync } from './hook.js'
 import type { PodService } from './hook.js'
-import { COMPOSITE_CONTROLLERS } from '../../src/kube/well-known-resources.js'
+import { COMPOSITE_CONTROLLERS } from 'metacontroller-ts/kube'
 export {
   COMPOSITE_CONTROLLERS,
   INGRESSES,
   NAMESPACES,
   PODS,
   SERVICES,
-} from '../../src/kube/well-known-resources.js'
+} from 'metacontroller-ts/kube'
 
 /** This directory. */
 export const EXAMPLE_DIR: string = fileURLToPath(new URL('.', import.meta.url))

@@ -12,13 +12,20 @@ import { KubeconfigError } from '../kube/kubeconfig-error.js'
 import { ExecCredentialError } from '../kube/exec-credentials.js'
 import { CliError } from './cli-error.js'
 import { processIo } from './cli-io.js'
+import { packageInfo } from './package-info.js'
 import type { CliIo } from './cli-io.js'
 import { clusterCommand } from './commands/cluster.js'
 import { renderCommand } from './commands/render.js'
 import { runCommand } from './commands/run.js'
+import { completionCommand } from './completion/completion-command.js'
+import { devCommand } from './dev/dev-command.js'
+import { initCommand } from './init/init-command.js'
+import { treeCommand } from './tree/tree-command.js'
+import { typesCommand } from './types/types-command.js'
+import { versionCommand } from './version/version-command.js'
 
-/** The package version, shown by `metactl --version`. */
-export const VERSION = '0.1.0'
+/** The package version, shown by `metactl --version` (read from package.json). */
+export const VERSION: string = packageInfo().version
 
 /** Runs `metactl` with the given argv (including node and script) and returns the exit code. */
 export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
@@ -43,6 +50,12 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       exitCode = code
     })
   )
+  program.addCommand(initCommand(io))
+  program.addCommand(devCommand(io))
+  program.addCommand(treeCommand(io))
+  program.addCommand(typesCommand(io))
+  program.addCommand(versionCommand(io))
+  program.addCommand(completionCommand(io, () => program))
   try {
     await program.parseAsync([...argv])
     return exitCode

@@ -51,3 +51,12 @@ export {
 } from './api-error.js'
 export { readWatchEvents } from './watch-event.js'
 export type { WatchEvent, WatchEventType } from './watch-event.js'
+export {
+  COMPOSITE_CONTROLLERS,
+  CONFIGMAPS,
+  EVENTS,
+  INGRESSES,
+  NAMESPACES,
+  PODS,
+  SERVICES,
+} from './well-known-resources.js'

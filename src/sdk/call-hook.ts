@@ -5,11 +5,12 @@ import type {
   CompositeRequest,
   DecoratorHook,
   DecoratorRequest,
+  ObjectLike,
 } from './hook-types.js'
 
 /** A composite hook's answer after the engine's validation. */
 export interface CheckedCompositeResponse<
-  Child extends KubeObject = KubeObject,
+  Child extends ObjectLike = KubeObject,
   Status = Record<string, unknown>,
 > {
   readonly status: Status | null
@@ -19,7 +20,7 @@ export interface CheckedCompositeResponse<
 }
 
 /** The parts of a request a test gives; the rest gets empty defaults. */
-export interface CompositeFixture<Parent extends KubeObject, Child extends KubeObject> {
+export interface CompositeFixture<Parent extends ObjectLike, Child extends ObjectLike> {
   readonly parent: Parent
   readonly children?: CompositeRequest<Parent, Child>['children']
   readonly related?: CompositeRequest['related']
@@ -39,8 +40,8 @@ export interface CompositeFixture<Parent extends KubeObject, Child extends KubeO
  * ```
  */
 export async function callCompositeHook<
-  Parent extends KubeObject,
-  Child extends KubeObject,
+  Parent extends ObjectLike,
+  Child extends ObjectLike,
   Status = Record<string, unknown>,
 >(
   hook: CompositeHook<Parent, Child, Status>,
@@ -66,7 +67,7 @@ export async function callCompositeHook<
   }).response
   return {
     status: decoded.status as Status | null,
-    children: decoded.children as readonly Child[],
+    children: decoded.children as unknown as readonly Child[],
     resyncAfterSeconds: decoded.resyncAfterMs / 1000,
     finalized: decoded.finalized,
   }

@@ -12,19 +12,59 @@
 import type { KubeObject } from '../core/kube-object.js'
 import type { RelatedResourceRule } from '../api/hook-model.js'
 
+/**
+ * Anything shaped like a Kubernetes object: a {@link KubeObject}, a `kubernetes-types` object
+ * such as `Pod` (whose fields are all optional), or an author's own interface.
+ */
+export interface ObjectLike {
+  readonly apiVersion?: string
+  readonly kind?: string
+  readonly metadata?: {
+    readonly name?: string
+    readonly namespace?: string
+    readonly uid?: string
+    readonly labels?: Readonly<Record<string, string>>
+    readonly annotations?: Readonly<Record<string, string>>
+  }
+}
+
 /** Observed objects by type (`Kind.apiVersion`, e.g. `Pod.v1`), then by object key. */
-export type ObjectMap<T extends KubeObject = KubeObject> = Record<string, Record<string, T>>
+export type ObjectMap<T extends ObjectLike = KubeObject> = Record<string, Record<string, T>>
+
+/**
+ * The key the engine files an object type under, `Kind.apiVersion` (`Deployment.apps/v1`), when
+ * the type has literal `kind` and `apiVersion` (every `kubernetes-types` object does); otherwise
+ * any such key.
+ */
+export type TypeKeyOf<T> = T extends {
+  readonly kind?: infer Kind extends string
+  readonly apiVersion?: infer Version extends string
+}
+  ? `${Kind}.${Version}`
+  : `${string}.${string}`
+
+/**
+ * Observed children, keyed by type, each entry typed by its own child type: with
+ * `Child = Pod | Service`, `children['Pod.v1']` holds Pods and `children['Service.v1']` Services.
+ *
+ * @remarks
+ * The engine sends an entry (maybe empty) for every child type the controller declares; the
+ * entries are optional here so that a hook still type-checks against a hand-written fixture.
+ */
+export type ChildrenMap<Child extends ObjectLike = KubeObject> = {
+  readonly [C in Child as TypeKeyOf<C>]?: Readonly<Record<string, C>>
+}
 
 /** A CompositeController sync or finalize request. */
 export interface CompositeRequest<
-  Parent extends KubeObject = KubeObject,
-  Child extends KubeObject = KubeObject,
+  Parent extends ObjectLike = KubeObject,
+  Child extends ObjectLike = KubeObject,
 > {
   /** The CompositeController. */
   readonly controller: KubeObject
   readonly parent: Parent
-  /** One entry for every declared child type, even when empty. */
-  readonly children: ObjectMap<Child>
+  /** One entry for every declared child type, even when empty, typed by child type. */
+  readonly children: ChildrenMap<Child>
   /** Related objects selected by the customize hook. */
   readonly related: ObjectMap
   /** True when the finalize hook is being called (the parent is going away). */
@@ -33,7 +73,7 @@ export interface CompositeRequest<
 
 /** What a CompositeController sync or finalize hook returns. */
 export interface CompositeResponse<
-  Child extends KubeObject = KubeObject,
+  Child extends ObjectLike = KubeObject,
   Status = Record<string, unknown>,
 > {
   /** Replaces the parent's status (the engine adds `observedGeneration`). */
@@ -48,8 +88,8 @@ export interface CompositeResponse<
 
 /** A DecoratorController sync or finalize request. */
 export interface DecoratorRequest<
-  Target extends KubeObject = KubeObject,
-  Attachment extends KubeObject = KubeObject,
+  Target extends ObjectLike = KubeObject,
+  Attachment extends ObjectLike = KubeObject,
 > {
   readonly controller: KubeObject
   /** The decorated object. */
@@ -61,7 +101,7 @@ export interface DecoratorRequest<
 
 /** What a DecoratorController sync or finalize hook returns. */
 export interface DecoratorResponse<
-  Attachment extends KubeObject = KubeObject,
+  Attachment extends ObjectLike = KubeObject,
   Status = Record<string, unknown>,
 > {
   /** Labels to set (a string) or remove (null) on the target; others are untouched. */
@@ -76,7 +116,7 @@ export interface DecoratorResponse<
 }
 
 /** A customize request. */
-export interface CustomizeHookRequest<Parent extends KubeObject = KubeObject> {
+export interface CustomizeHookRequest<Parent extends ObjectLike = KubeObject> {
   readonly controller: KubeObject
   readonly parent: Parent
 }
@@ -91,20 +131,20 @@ export type Hook<Request, Response> = (request: Request) => Response | Promise<R
 
 /** A CompositeController sync or finalize hook. */
 export type CompositeHook<
-  Parent extends KubeObject = KubeObject,
-  Child extends KubeObject = KubeObject,
+  Parent extends ObjectLike = KubeObject,
+  Child extends ObjectLike = KubeObject,
   Status = Record<string, unknown>,
 > = Hook<CompositeRequest<Parent, Child>, CompositeResponse<Child, Status>>
 
 /** A DecoratorController sync or finalize hook. */
 export type DecoratorHook<
-  Target extends KubeObject = KubeObject,
-  Attachment extends KubeObject = KubeObject,
+  Target extends ObjectLike = KubeObject,
+  Attachment extends ObjectLike = KubeObject,
   Status = Record<string, unknown>,
 > = Hook<DecoratorRequest<Target, Attachment>, DecoratorResponse<Attachment, Status>>
 
 /** A customize hook. */
-export type CustomizeHook<Parent extends KubeObject = KubeObject> = Hook<
+export type CustomizeHook<Parent extends ObjectLike = KubeObject> = Hook<
   CustomizeHookRequest<Parent>,
   CustomizeHookResponse
 >
@@ -121,8 +161,8 @@ export type CustomizeHook<Parent extends KubeObject = KubeObject> = Hook<
  * ```
  */
 export function defineCompositeHook<
-  Parent extends KubeObject = KubeObject,
-  Child extends KubeObject = KubeObject,
+  Parent extends ObjectLike = KubeObject,
+  Child extends ObjectLike = KubeObject,
   Status = Record<string, unknown>,
 >(hook: CompositeHook<Parent, Child, Status>): CompositeHook<Parent, Child, Status> {
   return hook
@@ -137,8 +177,8 @@ export function defineCompositeHook<
  * ```
  */
 export function defineDecoratorHook<
-  Target extends KubeObject = KubeObject,
-  Attachment extends KubeObject = KubeObject,
+  Target extends ObjectLike = KubeObject,
+  Attachment extends ObjectLike = KubeObject,
   Status = Record<string, unknown>,
 >(hook: DecoratorHook<Target, Attachment, Status>): DecoratorHook<Target, Attachment, Status> {
   return hook
@@ -154,7 +194,7 @@ export function defineDecoratorHook<
  * }))
  * ```
  */
-export function defineCustomizeHook<Parent extends KubeObject = KubeObject>(
+export function defineCustomizeHook<Parent extends ObjectLike = KubeObject>(
   hook: CustomizeHook<Parent>
 ): CustomizeHook<Parent> {
   return hook

@@ -22,6 +22,7 @@ import type {
   CustomizeHookRequest,
   DecoratorHook,
   DecoratorRequest,
+  ObjectLike,
 } from './hook-types.js'
 
 /** Hook functions in the engine's internal model, as `Engine.addCompositeController` takes them. */
@@ -80,8 +81,8 @@ function adaptComposite(
  * ```
  */
 export function inProcessHooks<
-  Parent extends KubeObject = KubeObject,
-  Child extends KubeObject = KubeObject,
+  Parent extends ObjectLike = KubeObject,
+  Child extends ObjectLike = KubeObject,
   Status = Record<string, unknown>,
 >(hooks: {
   readonly sync?: CompositeHook<Parent, Child, Status>

@@ -27,11 +27,15 @@ export type {
   DecoratorHook,
   DecoratorRequest,
   DecoratorResponse,
+  ChildrenMap,
   Hook,
+  ObjectLike,
   ObjectMap,
+  TypeKeyOf,
 } from './hook-types.js'
+export type * from './kube-types.js'
 export { countObserved, kubeObject, listObserved, typeKey } from './object-helpers.js'
-export type { ChildMetadata } from './object-helpers.js'
+export type { ChildMetadata, ObservedOf } from './object-helpers.js'
 export { serveHooks } from './serve-hooks.js'
 export type { HookServer, ServeHooksOptions } from './serve-hooks.js'
 export { inProcessDecoratorHooks, inProcessHooks } from './in-process.js'
@@ -45,3 +49,8 @@ export type {
 } from './call-hook.js'
 export type { KubeObject, ObjectMeta, OwnerReference } from '../core/kube-object.js'
 export type { RelatedResourceRule } from '../api/hook-model.js'
+export { crdVersionSchema, CrdSchemaError } from './crd-schema.js'
+export type { CrdSchema, CrdVersionSchema } from './crd-schema.js'
+export { crdToTypeScript, schemaToType } from './crd-types.js'
+export { validateAgainstSchema } from './schema-validation.js'
+export type { SchemaViolation } from './schema-validation.js'

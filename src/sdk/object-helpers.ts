@@ -1,14 +1,25 @@
 import type { KubeObject } from '../core/kube-object.js'
-import type { ObjectMap } from './hook-types.js'
 
-/** Returns the observed objects of one type (`Kind.apiVersion`, e.g. `Pod.v1`) as a list. */
-export function listObserved<T extends KubeObject>(map: ObjectMap<T>, type: string): T[] {
-  return Object.values(map[type] ?? {})
+/** The object type of one entry of a {@link ChildrenMap} or {@link ObjectMap}. */
+export type ObservedOf<Entry> =
+  NonNullable<Entry> extends Readonly<Record<string, infer T>> ? T : never
+
+/**
+ * Returns the observed objects of one type (`Kind.apiVersion`, e.g. `Pod.v1`) as a list, typed
+ * by the map's entry (`Pod[]` for `children['Pod.v1']` of a `ChildrenMap<Pod | Service>`).
+ */
+export function listObserved<M extends object, K extends keyof M & string>(
+  map: M,
+  type: K
+): ObservedOf<M[K]>[] {
+  const entry = map[type] as Readonly<Record<string, ObservedOf<M[K]>>> | undefined
+  return Object.values(entry ?? {})
 }
 
 /** Counts the observed objects of one type (`Kind.apiVersion`). */
-export function countObserved(map: ObjectMap, type: string): number {
-  return Object.keys(map[type] ?? {}).length
+export function countObserved<M extends object>(map: M, type: keyof M & string): number {
+  const entry = map[type] as object | undefined
+  return Object.keys(entry ?? {}).length
 }
 
 /** Metadata accepted by {@link kubeObject}. */

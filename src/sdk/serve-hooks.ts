@@ -6,7 +6,11 @@
 import { createServer } from 'node:http'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { isJsonObject } from '../core/kube-object.js'
+import type { CrdSchema } from './crd-schema.js'
+import { crdVersionSchema } from './crd-schema.js'
 import type { Hook } from './hook-types.js'
+import { validateAgainstSchema } from './schema-validation.js'
 
 /** Options of {@link serveHooks}. */
 export interface ServeHooksOptions {
@@ -16,6 +20,13 @@ export interface ServeHooksOptions {
   readonly host?: string
   /** Largest request body accepted, in bytes (4 MiB); larger requests get 413. */
   readonly bodyLimitBytes?: number
+  /**
+   * A CustomResourceDefinition (the object, as parsed from its YAML): each request's parent (or
+   * decorated object) is checked against its storage version's schema first, and a mismatch is
+   * answered 422 with the path of every bad field, instead of reaching the hook. Useful when the
+   * CRD in the cluster may be older than the hook, or objects predate its validation.
+   */
+  readonly parentCrd?: unknown
   /** Receives one line per failed request (stderr as JSON by default). */
   readonly log?: (entry: {
     level: 'error' | 'info'
@@ -37,10 +48,31 @@ export interface HookServer {
 class HttpError extends Error {
   override readonly name = 'HttpError'
   readonly status: number
-  constructor(status: number, message: string) {
+  readonly details: Record<string, unknown>
+  constructor(status: number, message: string, details: Record<string, unknown> = {}) {
     super(message)
     this.status = status
+    this.details = details
   }
+}
+
+/** Answers 422 when the request's parent does not match the CRD schema. */
+function checkParent(request: unknown, schema: CrdSchema): void {
+  if (!isJsonObject(request)) throw new HttpError(400, 'request body is not a JSON object')
+  const parent = request['parent'] ?? request['object']
+  if (!isJsonObject(parent))
+    throw new HttpError(422, 'request has no parent object', { field: 'parent' })
+  const violations = validateAgainstSchema(parent, schema)
+  const [first] = violations
+  if (first === undefined) return
+  const meta = isJsonObject(parent['metadata']) ? parent['metadata'] : {}
+  const name = [meta['namespace'], meta['name']].filter((p) => typeof p === 'string').join('/')
+  throw new HttpError(
+    422,
+    `parent ${String(parent['kind'])} ${name} does not match its CRD schema: ` +
+      violations.map((v) => `${v.path}: ${v.message}`).join('; '),
+    { field: first.path, violations }
+  )
 }
 
 function readBody(req: IncomingMessage, limit: number): Promise<string> {
@@ -79,7 +111,8 @@ function send(res: ServerResponse, status: number, body: string, type = 'applica
  * JSON; the engine that calls it validates the answer.
  *
  * A hook that throws answers 500 with the error's message (the engine records it in a Warning
- * event on the parent) and logs a line. Bodies that are not JSON get 400, wrong content types
+ * event on the parent) and logs a line. With `parentCrd`, a parent that does not match the CRD's
+ * schema answers 422 `{ error, field, violations }` without calling the hook. Bodies that are not JSON get 400, wrong content types
  * 415, other methods 405.
  *
  * @example
@@ -96,6 +129,8 @@ export async function serveHooks(
   options: ServeHooksOptions = {}
 ): Promise<HookServer> {
   const limit = options.bodyLimitBytes ?? 4 * 1024 * 1024
+  const schema =
+    options.parentCrd === undefined ? undefined : crdVersionSchema(options.parentCrd).schema
   const log =
     options.log ??
     ((entry): void => {
@@ -121,6 +156,7 @@ export async function serveHooks(
     } catch {
       throw new HttpError(400, 'request body is not JSON')
     }
+    if (schema !== undefined) checkParent(request, schema)
     let response: unknown
     try {
       response = await hook(request)
@@ -137,7 +173,10 @@ export async function serveHooks(
       const message = error instanceof Error ? error.message : String(error)
       if (!(error instanceof HttpError))
         log({ level: 'error', msg: 'request failed', error: message })
-      if (!res.headersSent) send(res, status, JSON.stringify({ error: message }))
+      const details = error instanceof HttpError ? error.details : {}
+      if (error instanceof HttpError && error.status === 422)
+        log({ level: 'error', msg: 'invalid parent', error: message })
+      if (!res.headersSent) send(res, status, JSON.stringify({ error: message, ...details }))
     })
   })
   await new Promise<void>((resolve, reject) => {

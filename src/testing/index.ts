@@ -29,6 +29,7 @@ export {
 export type { ControlPlaneBinaries } from './control-plane-binaries.js'
 export { installCrds, parseManifests, readManifestFile, CRD_RESOURCE } from './install-crds.js'
 export type { CrdSource } from './install-crds.js'
+export { metacontrollerCrdFiles } from './metacontroller-crds.js'
 export { waitFor, WaitTimeoutError } from './wait-for.js'
 export type { WaitForOptions } from './wait-for.js'
 export { findFreePort } from './free-port.js'

@@ -4,6 +4,7 @@ import { isJsonObject } from '../core/kube-object.js'
 import type { KubeObject } from '../core/kube-object.js'
 import { AlreadyExistsError, ConflictError, NotFoundError } from '../kube/api-error.js'
 import type { DynamicClient, ResourceRef } from '../kube/dynamic-client.js'
+import { isDirectory, manifestFilesIn } from './metacontroller-crds.js'
 import { waitFor } from './wait-for.js'
 
 /** The CustomResourceDefinition resource. */
@@ -14,7 +15,10 @@ export const CRD_RESOURCE: ResourceRef = {
   namespaced: false,
 }
 
-/** A CRD to install: a YAML file path (one or more documents) or an object. */
+/**
+ * A CRD to install: a YAML file path (one or more documents), a directory of YAML files (all but
+ * `kustomization.yaml`), or an object.
+ */
 export type CrdSource = string | KubeObject
 
 /** Reads every Kubernetes object from a multi-document YAML file, skipping empty documents. */
@@ -95,9 +99,11 @@ export async function installCrds(
   sources: readonly CrdSource[],
   options: { readonly timeoutMs?: number } = {}
 ): Promise<KubeObject[]> {
-  const crds = sources.flatMap((source) =>
-    typeof source === 'string' ? readManifestFile(source) : [source]
-  )
+  const crds = sources.flatMap((source) => {
+    if (typeof source !== 'string') return [source]
+    const files = isDirectory(source) ? manifestFilesIn(source) : [source]
+    return files.flatMap(readManifestFile)
+  })
   for (const crd of crds) {
     if (crd.kind !== 'CustomResourceDefinition') {
       throw new Error(`installCrds: ${crd.kind} ${crd.metadata.name ?? ''} is not a CRD`)

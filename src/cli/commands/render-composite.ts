@@ -37,6 +37,7 @@ import {
   readParentObject,
   resolveObserved,
   typeOf,
+  writtenForm,
   yamlLines,
 } from './render-support.js'
 import type { RenderOptions } from './render-support.js'
@@ -51,6 +52,10 @@ interface RenderHook {
 /** What a composite render produced. */
 export interface CompositeRender {
   readonly desired: readonly KubeObject[]
+  /** The desired children as the engine leaves them (see render-written.ts). */
+  readonly written: readonly KubeObject[]
+  /** The plan against no observed children. */
+  readonly fresh: ChildPlan
   readonly plan: ChildPlan
   readonly response: CompositeSyncResponse
 }
@@ -181,6 +186,7 @@ export async function renderComposite(
   }
   return {
     desired: [...plan.desired.values()].flatMap((children) => [...children.values()]),
+    ...writtenForm(plan, types, parent),
     plan: plan.children,
     response,
   }
@@ -200,8 +206,8 @@ function parentSelector(spec: CompositeControllerSpec, parent: KubeObject): Pare
 /** The YAML output: a valid YAML stream, the plan and status in comments after the children. */
 export function formatCompositeText(result: CompositeRender): string[] {
   const lines: string[] = []
-  for (const child of result.desired) lines.push('---', ...yamlLines(child))
-  if (result.desired.length === 0) lines.push('# No desired children.')
+  for (const child of result.written) lines.push('---', ...yamlLines(child))
+  if (result.written.length === 0) lines.push('# No desired children.')
   const { plan, response } = result
   lines.push(...planComments(plan))
   const status = response.status

@@ -36,6 +36,7 @@ import {
   readParentObject,
   resolveObserved,
   typeOf,
+  writtenForm,
   yamlLines,
 } from './render-support.js'
 import type { RenderOptions } from './render-support.js'
@@ -45,6 +46,10 @@ type DecoratorCall = (request: DecoratorSyncRequest) => Promise<DecoratorSyncRes
 /** What a decorator render produced. */
 export interface DecoratorRender {
   readonly desired: readonly KubeObject[]
+  /** The desired attachments as the engine leaves them (see render-written.ts). */
+  readonly written: readonly KubeObject[]
+  /** The plan against no observed attachments. */
+  readonly fresh: ChildPlan
   readonly plan: ChildPlan
   readonly response: DecoratorSyncResponse
   /** The target as the engine would write it. */
@@ -181,6 +186,7 @@ export async function renderDecorator(
   const decorated = decorateTarget(target, response, decoratorFinalizer(name))
   return {
     desired: [...plan.desired.values()].flatMap((attachments) => [...attachments.values()]),
+    ...writtenForm(plan, types, target),
     plan: plan.children,
     response,
     target: decorated.object,
@@ -202,8 +208,8 @@ function changeLines(title: string, changes: Readonly<Record<string, string | nu
 /** The YAML output: the desired attachments, then the plan and the target's changes. */
 export function formatDecoratorText(result: DecoratorRender): string[] {
   const lines: string[] = []
-  for (const attachment of result.desired) lines.push('---', ...yamlLines(attachment))
-  if (result.desired.length === 0) lines.push('# No desired attachments.')
+  for (const attachment of result.written) lines.push('---', ...yamlLines(attachment))
+  if (result.written.length === 0) lines.push('# No desired attachments.')
   const { response } = result
   lines.push(...planComments(result.plan))
   lines.push(`# Target: ${result.targetChanged ? 'updated' : 'unchanged'}`)

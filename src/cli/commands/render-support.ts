@@ -19,10 +19,13 @@ import { isJsonObject } from '../../core/kube-object.js'
 import { objectKey } from '../../core/object-key.js'
 import type { ChildRule } from '../../api/composite-controller-spec.js'
 import { gvkKey } from '../../api/hook-model.js'
+import { planChildren } from '../../engine/children/plan-children.js'
 import type { ChildPlan, ChildType, PlannedStep } from '../../engine/children/plan-children.js'
+import type { SyncPlan } from '../../engine/sync/plan-sync.js'
 import { parseManifests } from '../../testing/install-crds.js'
 import { CliError } from '../cli-error.js'
 import { isClusterScoped, isResourceOf, kindOf } from '../offline-resources.js'
+import { writtenChildren } from './render-written.js'
 
 /** The UID `metactl render` gives a parent that has none. */
 export const RENDER_PARENT_UID = '00000000-0000-0000-0000-render0000000'
@@ -36,6 +39,7 @@ export interface RenderOptions {
   hookModule?: string
   output: 'yaml' | 'json'
   finalizing?: boolean
+  diff?: boolean
 }
 
 /** Which list of the controller's spec a rule comes from. */
@@ -316,6 +320,19 @@ export function planLine(
       return String(unreachable)
     }
   }
+}
+
+/**
+ * The plan against no observed children, and every desired child as the engine would leave it
+ * (see `render-written.ts`), for output that round-trips as `--observed`.
+ */
+export function writtenForm(
+  plan: SyncPlan,
+  types: ReadonlyMap<string, ChildType>,
+  parent: KubeObject
+): { written: KubeObject[]; fresh: ChildPlan } {
+  const fresh = planChildren(new Map(), plan.desired, types, parent)
+  return { written: writtenChildren(plan.desired, plan.children, fresh), fresh }
 }
 
 /** The plan as comment lines of the text output. */

@@ -15,6 +15,7 @@ import { CliError } from '../cli-error.js'
 import type { CliIo } from '../cli-io.js'
 import { formatCompositeJson, formatCompositeText, renderComposite } from './render-composite.js'
 import { formatDecoratorJson, formatDecoratorText, renderDecorator } from './render-decorator.js'
+import { formatDiff } from './render-diff.js'
 import { messageOf, readObjects } from './render-support.js'
 import type { RenderOptions } from './render-support.js'
 
@@ -62,13 +63,15 @@ async function render(io: CliIo, opts: RenderOptions): Promise<void> {
   if (object.kind === 'DecoratorController') {
     const spec = parseSpec(opts.controller, object, parseDecoratorControllerSpec)
     const result = await renderDecorator(opts, { object, spec }, warn)
-    if (opts.output === 'json') io.out(formatDecoratorJson(result))
+    if (opts.diff === true) for (const line of formatDiff(result.plan, result.fresh)) io.out(line)
+    else if (opts.output === 'json') io.out(formatDecoratorJson(result))
     else for (const line of formatDecoratorText(result)) io.out(line)
     failed = result.plan.failed.length
   } else {
     const spec = parseSpec(opts.controller, object, parseCompositeControllerSpec)
     const result = await renderComposite(opts, { object, spec }, warn)
-    if (opts.output === 'json') io.out(formatCompositeJson(result))
+    if (opts.diff === true) for (const line of formatDiff(result.plan, result.fresh)) io.out(line)
+    else if (opts.output === 'json') io.out(formatCompositeJson(result))
     else for (const line of formatCompositeText(result)) io.out(line)
     failed = result.plan.failed.length
   }
@@ -104,13 +107,17 @@ export function renderCommand(io: CliIo): Command {
       new Option('--output <format>', 'output format').choices(['yaml', 'json']).default('yaml')
     )
     .option('--finalizing', 'send finalizing: true (calls the finalize export of a module)')
+    .option('--diff', 'print a diff per child between observed and what the engine would write')
+    .option('--diff', 'print a diff per child between observed and what the engine would write')
     .addHelpText(
       'after',
       [
         '',
         'The output is a YAML stream of the desired children, with the plan (create, update,',
         'recreate, delete, unchanged, skip) and the hook status as comments; --output json prints',
-        'one object {desired, plan, status, resyncAfterSeconds, finalized}.',
+        'one object {desired, plan, status, resyncAfterSeconds, finalized}. The children are',
+        'printed as the engine leaves them (last-applied annotation, controller reference), so the',
+        'output can be fed back as --observed. --diff prints a diff per changed child instead.',
         '',
         'Examples:',
         '  metactl render --controller cc.yaml --parent parent.yaml --hook-module ./hook.ts',

@@ -1,0 +1,56 @@
+// Keeps the docs honest about what the code does: the flag defaults docs/deploy.md lists are
+// the ones `metactl run --help` shows, and no doc points at a file outside the repository.
+import assert from 'node:assert/strict'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { dirname, join, relative, resolve } from 'node:path'
+import { describe, it } from 'node:test'
+import { runCommand } from '../../src/cli/commands/run.js'
+
+const silent = { out: (): void => undefined, err: (): void => undefined }
+
+function markdownFiles(): string[] {
+  const docs = readdirSync('docs')
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => join('docs', f))
+  return ['README.md', 'CHANGELOG.md', ...docs, 'examples/podservice/README.md']
+}
+
+describe('docs', () => {
+  it('docs/deploy.md gives the defaults metactl run --help shows', () => {
+    const table = readFileSync('docs/deploy.md', 'utf8')
+    const command = runCommand(silent)
+    const checked: string[] = []
+    for (const option of command.options) {
+      const row = table
+        .split('\n')
+        .find((line) => line.startsWith('|') && line.includes(`\`${option.long ?? ''}\``))
+      if (row === undefined || option.defaultValue === undefined) continue
+      const cells = row.split('|').map((c) => c.trim())
+      const flags = [...(cells[1] ?? '').matchAll(/`(--[a-z-]+)`/g)].map((m) => m[1])
+      const values = [...(cells[2] ?? '').matchAll(/`([^`]*)`/g)].map((m) => m[1])
+      const value = values[flags.indexOf(option.long)] ?? values[0]
+      const expected = option.defaultValue === '' ? '""' : String(option.defaultValue)
+      assert.equal(value, expected, `default of ${option.long ?? ''} in docs/deploy.md`)
+      checked.push(option.long ?? '')
+    }
+    assert.ok(checked.includes('--client-go-qps') && checked.includes('--client-go-burst'))
+  })
+
+  it('links and quoted paths stay inside the repository and exist', () => {
+    const root = resolve('.')
+    const problems: string[] = []
+    for (const file of markdownFiles()) {
+      const text = readFileSync(file, 'utf8')
+      const targets = [
+        ...[...text.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)].map((m) => m[1] ?? ''),
+        ...[...text.matchAll(/`(\.\.\/[^`\s]+)`/g)].map((m) => m[1] ?? ''),
+      ].filter((t) => !/^[a-z]+:/.test(t))
+      for (const target of targets) {
+        const path = resolve(dirname(file), target)
+        if (relative(root, path).startsWith('..')) problems.push(`${file}: ${target} is outside`)
+        else if (!existsSync(path)) problems.push(`${file}: ${target} does not exist`)
+      }
+    }
+    assert.deepEqual(problems, [])
+  })
+})
