@@ -6,8 +6,8 @@
  * @module
  */
 import { stringify } from 'yaml'
-import { createLogger } from '../../src/runtime/index.js'
-import { waitFor } from '../../src/testing/index.js'
+import { createLogger } from 'metacontroller-ts/runtime'
+import { waitFor } from 'metacontroller-ts/testing'
 import type { LocalPodService, Steps } from '../podservice/local.js'
 import { shortUid, shown } from '../podservice/local.js'
 import type { PodService } from '../podservice/hook.js'

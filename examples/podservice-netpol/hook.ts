@@ -15,8 +15,8 @@
  *
  * @module
  */
-import { defineDecoratorHook, inProcessDecoratorHooks } from '../../src/sdk/index.js'
-import type { DecoratorHook, KubeObject } from '../../src/sdk/index.js'
+import { defineDecoratorHook, inProcessDecoratorHooks } from 'metacontroller-ts'
+import type { DecoratorHook, KubeObject } from 'metacontroller-ts'
 import { NAME_LABEL, settingsOf } from '../podservice/hook.js'
 import type { PodService } from '../podservice/hook.js'
 

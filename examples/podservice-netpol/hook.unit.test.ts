@@ -3,8 +3,8 @@
 // decorator.yaml and the in-process definition agree.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { callDecoratorHook } from '../../src/sdk/index.js'
-import { readManifestFile } from '../../src/testing/index.js'
+import { callDecoratorHook } from 'metacontroller-ts'
+import { readManifestFile } from 'metacontroller-ts/testing'
 import { NAME_LABEL, desiredPod, settingsOf } from '../podservice/hook.js'
 import type { PodService, PodServiceSpec } from '../podservice/hook.js'
 import {

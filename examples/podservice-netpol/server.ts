@@ -5,7 +5,7 @@
 //   HOST  address to listen on (127.0.0.1)
 //
 // SIGTERM and SIGINT stop accepting requests, let in-flight ones finish, and exit 0.
-import { serveHooks } from '../../src/sdk/index.js'
+import { serveHooks } from 'metacontroller-ts'
 import { sync } from './hook.js'
 
 function portFromEnv(text: string | undefined): number {

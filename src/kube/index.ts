@@ -54,6 +54,7 @@ export type { WatchEvent, WatchEventType } from './watch-event.js'
 export {
   COMPOSITE_CONTROLLERS,
   CONFIGMAPS,
+  DECORATOR_CONTROLLERS,
   EVENTS,
   INGRESSES,
   NAMESPACES,
