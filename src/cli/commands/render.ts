@@ -108,7 +108,6 @@ export function renderCommand(io: CliIo): Command {
     )
     .option('--finalizing', 'send finalizing: true (calls the finalize export of a module)')
     .option('--diff', 'print a diff per child between observed and what the engine would write')
-    .option('--diff', 'print a diff per child between observed and what the engine would write')
     .addHelpText(
       'after',
       [
