@@ -48,6 +48,18 @@ function importsOf(text: string): string[] {
   return specifiers
 }
 
+/**
+ * The code of a file to scan. A scaffold template (`src/cli/init/scaffold-*.ts`) holds the
+ * sources of generated projects as text, whose import lines are not imports of this package, so
+ * only its head, up to its first export, is scanned: its own imports are all there.
+ */
+function codeOf(path: string): string {
+  const text = readFileSync(path, 'utf8')
+  if (!/(^|\/)scaffold-[^/]*\.ts$/.test(path)) return text
+  const body = /^export /m.exec(text)
+  return body === null ? text : text.slice(0, body.index)
+}
+
 function layerOf(path: string): string {
   const [layer = ''] = relative('src', path).split('/')
   return layer
@@ -68,7 +80,7 @@ describe('import boundaries', () => {
     const violations: string[] = []
     for (const file of files) {
       const layer = layerOf(file)
-      for (const spec of importsOf(readFileSync(file, 'utf8'))) {
+      for (const spec of importsOf(codeOf(file))) {
         if (spec.startsWith('.')) {
           const target = layerOf(join(file, '..', spec))
           if (target !== layer && !(ALLOWED[layer] ?? []).includes(target)) {
