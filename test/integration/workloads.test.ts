@@ -27,6 +27,18 @@ const STATEFULSETS: ResourceRef = {
   resource: 'statefulsets',
   namespaced: true,
 }
+const DAEMONSETS: ResourceRef = {
+  group: 'apps',
+  version: 'v1',
+  resource: 'daemonsets',
+  namespaced: true,
+}
+const SERVICEACCOUNTS: ResourceRef = {
+  group: '',
+  version: 'v1',
+  resource: 'serviceaccounts',
+  namespaced: true,
+}
 const JOBS: ResourceRef = { group: 'batch', version: 'v1', resource: 'jobs', namespaced: true }
 const ENDPOINTSLICES: ResourceRef = {
   group: 'discovery.k8s.io',
@@ -212,6 +224,44 @@ describe('a local cluster with simulated nodes', () => {
       pods.items.map((p) => p.status?.phase),
       ['Succeeded', 'Succeeded']
     )
+  })
+
+  it('runs one DaemonSet Pod on every Ready, untainted node', async () => {
+    // Untainted nodes only: a DaemonSet without tolerations skips e.g. a kind control-plane node.
+    const nodes = (await plane.client.list(NODES)).items.filter(
+      (n) =>
+        isNodeReady(n) && (n['spec'] as { taints?: unknown[] } | undefined)?.taints === undefined
+    )
+    const labels = { app: 'agent' }
+    await plane.client.create(DAEMONSETS, {
+      apiVersion: 'apps/v1',
+      kind: 'DaemonSet',
+      metadata: { name: 'agent', namespace: ns },
+      spec: { selector: { matchLabels: labels }, template: podTemplate(labels) },
+    })
+    const pods = await waitFor(
+      async () => {
+        const list = await plane.client.list<PodView>(PODS, {
+          namespace: ns,
+          labelSelector: 'app=agent',
+        })
+        const ready = list.items.filter(isPodReady)
+        return ready.length === nodes.length ? ready : undefined
+      },
+      { ...WAIT, description: `a Ready agent Pod on each of ${nodes.length} node(s)` }
+    )
+    assert.deepEqual(
+      pods.map((p) => p.spec?.nodeName).sort(),
+      nodes.map((n) => n.metadata.name).sort()
+    )
+  })
+
+  it('gives the namespace its default ServiceAccount (service-account controller)', async () => {
+    const account = await waitFor(() => get(SERVICEACCOUNTS, 'default').catch(() => undefined), {
+      ...WAIT,
+      description: `ServiceAccount default in ${ns}`,
+    })
+    assert.equal(account.metadata.namespace, ns)
   })
 
   it('creates the Pods of a StatefulSet one by one, each after the previous is Ready', async () => {
