@@ -7,7 +7,7 @@
 import { stringify } from 'yaml'
 import type { KubeObject } from '../../core/kube-object.js'
 import { LAST_APPLIED_ANNOTATION } from '../../engine/index.js'
-import type { ChildPlan } from '../../engine/plan-children.js'
+import type { PlanView as ChildPlan } from './render-plan-view.js'
 
 /** Fields the server owns or that only repeat the object; left out of the diff. */
 function forDiff(object: KubeObject | undefined): string[] {

@@ -6,7 +6,7 @@
  * @module
  */
 import type { KubeObject } from '../../core/kube-object.js'
-import type { ChildPlan } from '../../engine/plan-children.js'
+import type { PlanView as ChildPlan } from './render-plan-view.js'
 
 function keyOf(step: { readonly type: string; readonly key: string }): string {
   return `${step.type} ${step.key}`
