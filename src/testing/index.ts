@@ -22,6 +22,7 @@ export type { ControlPlane, ControlPlaneOptions } from './control-plane.js'
 export {
   findControlPlaneBinaries,
   defaultBinaryDir,
+  defaultKwokPath,
   MissingBinariesError,
   KUBERNETES_VERSION,
   ETCD_VERSION,

@@ -39,7 +39,7 @@ describe('metactl completion', () => {
       'run render cluster init dev tree types version completion',
       'cluster',
       'up status down',
-      '--dir --crd --port --help',
+      '--dir --crd --port --nodes --help',
       'yaml json',
       'bash zsh fish',
       '--namespace',

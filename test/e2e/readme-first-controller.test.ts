@@ -14,7 +14,7 @@ import { homedir, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { after, describe, it } from 'node:test'
 import { promisify } from 'node:util'
-import { defaultBinaryDir, waitFor } from 'metacontroller-ts/testing'
+import { defaultBinaryDir, defaultKwokPath, waitFor } from 'metacontroller-ts/testing'
 
 const exec = promisify(execFile)
 const REPO = resolve('.')
@@ -48,6 +48,7 @@ describe('README: write your first controller in 5 minutes', { timeout: 900_000 
     npm_config_cache: process.env['npm_config_cache'] ?? join(homedir(), '.npm'),
     npm_config_prefer_offline: 'true',
     METACTL_CONTROLPLANE_BIN: defaultBinaryDir(),
+    METACTL_KWOK_BIN: defaultKwokPath(),
   }
   let dev: ChildProcess | undefined
   let project = ''

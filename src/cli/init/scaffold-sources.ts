@@ -156,7 +156,11 @@ describe('${n.name} on a local control plane', { skip: skipReason() }, () => {
   const namespace = \`test-\${Date.now().toString(36)}\`
 
   before(async () => {
-    plane = await startControlPlane({ crds: [...metacontrollerCrdFiles(), 'deploy/crd.yaml'] })
+    // ConfigMaps need no nodes, and without them no scheduler or KWOK has to be built.
+    plane = await startControlPlane({
+      nodes: 0,
+      crds: [...metacontrollerCrdFiles(), 'deploy/crd.yaml'],
+    })
     engine = new Engine(plane.config, { watchCompositeControllers: false })
     await engine.start()
     const [controller] = readManifestFile('deploy/controller.yaml')
