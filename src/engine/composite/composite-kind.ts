@@ -120,6 +120,7 @@ export function compositeKind(options: CompositeKindOptions): ControllerKind {
     client: options.client,
     related,
     matchesScope,
+    events: options.events,
   }
   const orphanKeys = (child: KubeObject, caches: ControllerCaches): string[] => {
     const parents = parentsOf(caches)

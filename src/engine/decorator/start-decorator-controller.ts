@@ -120,6 +120,7 @@ export async function startDecoratorController(
     client: context.client,
     attachments: attachments.rules,
     attachmentTypes: attachments.order,
+    events: context.events,
   }
   const spec = definition.spec
   const kind = decoratorKind({
