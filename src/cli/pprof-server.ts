@@ -113,9 +113,15 @@ export async function startPprofServer(address: {
   return {
     port: (server.address() as AddressInfo).port,
     close: async () => {
-      const closed = new Promise<void>((resolve) => server.close(() => { resolve(); }))
+      const closed = new Promise<void>((resolve) =>
+        server.close(() => {
+          resolve()
+        })
+      )
       server.closeIdleConnections()
-      const timer = setTimeout(() => { server.closeAllConnections(); }, SHUTDOWN_GRACE_MS)
+      const timer = setTimeout(() => {
+        server.closeAllConnections()
+      }, SHUTDOWN_GRACE_MS)
       await closed
       clearTimeout(timer)
       heap.stop()
