@@ -37,7 +37,10 @@ async function serveTlsHook(
       req.on('data', (c: Buffer) => chunks.push(c))
       req.on('end', () => {
         const auth = req.headers.authorization ?? ''
-        const peer = (req.socket as TLSSocket).getPeerCertificate().subject?.CN ?? ''
+        const socket: unknown = req.socket
+        const subject = (socket as TLSSocket).getPeerCertificate().subject as
+          { CN?: string } | undefined
+        const peer = subject?.CN ?? ''
         requests.push(`${req.url ?? ''} ${auth} ${peer}`)
         const wanted =
           req.url === '/basic'
