@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net'
 import type { TLSSocket } from 'node:tls'
 import { after, before, describe, it } from 'node:test'
 import type { KubeObject } from '../../src/core/kube-object.js'
-import { CONFIGMAPS, SECRETS } from '../../src/kube/well-known-resources.js'
+import { CONFIGMAPS, DECORATOR_CONTROLLERS, SECRETS } from '../../src/kube/well-known-resources.js'
 import { NotFoundError } from '../../src/kube/api-error.js'
 import { EngineFixture, isolatedComposite } from '../support/engine-fixture.js'
 import { makeTestPki } from '../support/test-pki.js'
@@ -50,8 +50,18 @@ async function serveTlsHook(
           res.writeHead(401, { 'content-type': 'text/plain' }).end('bad credentials')
           return
         }
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { parent: KubeObject }
-        const name = body.parent.metadata.name ?? ''
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+          parent?: KubeObject
+          object?: KubeObject
+        }
+        if (body.object !== undefined) {
+          // A DecoratorController: label the target with the client certificate's name.
+          res
+            .writeHead(200, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ labels: { 'tls-peer': peer } }))
+          return
+        }
+        const name = body.parent?.metadata.name ?? ''
         const child = {
           apiVersion: childCrd.apiVersion,
           kind: 'TlsChild',
@@ -194,6 +204,39 @@ describe('webhook TLS and auth', () => {
     } finally {
       bearer = TOKEN
     }
+  })
+
+  it('calls a DecoratorController webhook over mTLS with a bearer token', async () => {
+    const ns = await fx.namespace()
+    await credentials(ns)
+    const name = `dc-${ns}`
+    await fx.client.create(DECORATOR_CONTROLLERS, {
+      apiVersion: 'metacontroller.k8s.io/v1alpha1',
+      kind: 'DecoratorController',
+      metadata: { name },
+      spec: {
+        resources: [
+          {
+            apiVersion: parentCrd.apiVersion,
+            resource: parentCrd.ref.resource,
+            labelSelector: { matchLabels: { 'dc-test': ns } },
+          },
+        ],
+        hooks: { sync: { webhook: bearerWebhook(ns) } },
+      },
+    })
+    fx.onTeardown(() => fx.client.delete(DECORATOR_CONTROLLERS, name).catch(() => undefined))
+    const target = parentObject('d', ns)
+    await fx.client.create(parentCrd.ref, {
+      ...target,
+      metadata: { ...target.metadata, labels: { 'dc-test': ns } },
+    })
+    await fx.waitForObject(
+      parentCrd.ref,
+      'd',
+      ns,
+      (o) => o.metadata.labels?.['tls-peer'] === 'metactl-client'
+    )
   })
 
   it('reports a missing Secret as CreateError, then starts once the Secret exists', async () => {
