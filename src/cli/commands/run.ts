@@ -26,8 +26,12 @@ interface RunOptions {
   pprofAddress: string
 }
 
-/** Reads `--events-qps`: a number, or a fraction such as upstream's default `1/300`. */
-function eventsQps(text: string): number {
+/**
+ * Reads `--events-qps`: a number, or a fraction such as upstream's default `1/300`.
+ *
+ * @throws {@link CliError} for anything else, or a value that is not positive.
+ */
+export function parseEventsQps(text: string): number {
   const fraction = /^\s*([0-9.]+)\s*\/\s*([0-9.]+)\s*$/.exec(text)
   const value = fraction === null ? Number(text) : Number(fraction[1]) / Number(fraction[2])
   if (!Number.isFinite(value) || value <= 0) {
@@ -85,7 +89,7 @@ async function run(io: CliIo, opts: RunOptions): Promise<void> {
       burst: Math.max(1, positiveNumber('client-go-burst', opts.clientGoBurst, true)),
     },
     targetLabelSelector: opts.targetLabelSelector,
-    eventsQps: eventsQps(opts.eventsQps),
+    eventsQps: parseEventsQps(opts.eventsQps),
     eventsBurst: Math.max(1, positiveNumber('events-burst', opts.eventsBurst, true)),
     log,
   })
