@@ -95,17 +95,13 @@ async function readKey(
   }
   const data = object['data'] as Record<string, string> | undefined
   const binary = object['binaryData'] as Record<string, string> | undefined
-  const raw = data?.[ref.key]
-  // Secret data is base64; ConfigMap data is text and binaryData is base64.
+  const fromBase64 = (text: string | undefined): string | undefined =>
+    text === undefined ? undefined : Buffer.from(text, 'base64').toString('utf8')
+  // Secret data is base64; ConfigMap data is text and its binaryData is base64.
   const value =
     kind === 'Secret'
-      ? raw === undefined
-        ? undefined
-        : Buffer.from(raw, 'base64').toString('utf8')
-      : (raw ??
-        (binary?.[ref.key] === undefined
-          ? undefined
-          : Buffer.from(binary[ref.key] ?? '', 'base64').toString('utf8')))
+      ? fromBase64(data?.[ref.key])
+      : (data?.[ref.key] ?? fromBase64(binary?.[ref.key]))
   if (value === undefined || value === '') {
     throw new WebhookCredentialError(
       `${kind} ${ref.namespace}/${ref.name} has no key "${ref.key}" (or it is empty)`
