@@ -84,7 +84,7 @@ export function parseCompositeControllerSpec(spec: unknown): CompositeController
       revisionFieldPaths: (fieldPaths as string[] | undefined) ?? ['spec'],
     },
     childResources,
-    hooks: parseHooks(hooks, 'spec.hooks'),
+    hooks: parseHooks(hooks, 'spec.hooks', root),
     resyncPeriodMs,
     generateSelector: optionalBoolean(root, 'generateSelector', 'spec'),
   }

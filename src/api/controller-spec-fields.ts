@@ -15,6 +15,8 @@ import type { JsonObject } from '../core/kube-object.js'
 import type { LabelSelectorRequirement } from '../core/label-selector.js'
 import { ControllerSpecError } from './controller-spec-error.js'
 import type { HookVersion, LabelSelectorSpec, ResponseDecodeMode } from './hook-model.js'
+import type { EndpointConfigSpec, EtagSpec, WebhookSecuritySpec } from './webhook-security-spec.js'
+import { parseEndpointConfigs, parseEtag, parseWebhookSecurity } from './webhook-security-spec.js'
 
 /** A resource named by apiVersion and plural resource name. */
 export interface ResourceRule {
@@ -47,6 +49,10 @@ export interface WebhookSpec {
   readonly timeoutMs: number
   /** Explicit `responseUnMarshallMode`; the version's default applies when absent. */
   readonly decodeMode: ResponseDecodeMode | undefined
+  /** The webhook's own TLS and auth fields; when set, `endpointConfigs` are not consulted. */
+  readonly security?: WebhookSecuritySpec
+  /** ETag response caching, when enabled. */
+  readonly etag?: EtagSpec
 }
 
 /** One hook: its protocol version and, when enabled, its webhook. */
@@ -61,6 +67,8 @@ export interface ControllerHooks {
   readonly sync: HookSpec | undefined
   readonly finalize: HookSpec | undefined
   readonly customize: HookSpec | undefined
+  /** `spec.endpointConfigs`: per-host TLS and auth, for webhooks that set none themselves. */
+  readonly endpointConfigs?: readonly EndpointConfigSpec[]
 }
 
 /** Default webhook timeout (10 s). */
@@ -214,7 +222,15 @@ export function parseWebhook(value: unknown, path: string): WebhookSpec | undefi
       `must be loose or strict, not "${mode}"`
     )
   }
-  return { url: target, timeoutMs, decodeMode: mode }
+  const security = parseWebhookSecurity(webhook, path)
+  const etag = parseEtag(webhook['etag'], `${path}.etag`)
+  return {
+    url: target,
+    timeoutMs,
+    decodeMode: mode,
+    ...(security === undefined ? {} : { security }),
+    ...(etag === undefined ? {} : { etag }),
+  }
 }
 
 /** Builds the URL of a webhook: `url`, else `{protocol}://{name}.{namespace}:{port}{path}`. */
@@ -276,12 +292,17 @@ export function requiredHooks(root: JsonObject, path: string): JsonObject {
   return hooks
 }
 
-/** Parses the sync, finalize and customize hooks of a `hooks` object at `path`. */
-export function parseHooks(hooks: JsonObject, path: string): ControllerHooks {
+/**
+ * Parses the sync, finalize and customize hooks of a `hooks` object at `path`, with the
+ * controller's `endpointConfigs` (read from `root`, the spec) that apply to them.
+ */
+export function parseHooks(hooks: JsonObject, path: string, root?: JsonObject): ControllerHooks {
+  const endpointConfigs = parseEndpointConfigs(root?.['endpointConfigs'], 'spec.endpointConfigs')
   return {
     sync: parseHook(hooks['sync'], `${path}.sync`),
     finalize: parseHook(hooks['finalize'], `${path}.finalize`),
     customize: parseHook(hooks['customize'], `${path}.customize`),
+    ...(endpointConfigs.length === 0 ? {} : { endpointConfigs }),
   }
 }
 

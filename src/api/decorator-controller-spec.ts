@@ -80,7 +80,7 @@ export function parseDecoratorControllerSpec(spec: unknown): DecoratorController
   const attachments = parseChildRules(root['attachments'], 'spec.attachments')
   const hooks = requiredHooks(root, 'spec')
   const resyncPeriodMs = parseResyncPeriodMs(root, 'spec')
-  return { resources, attachments, hooks: parseHooks(hooks, 'spec.hooks'), resyncPeriodMs }
+  return { resources, attachments, hooks: parseHooks(hooks, 'spec.hooks', root), resyncPeriodMs }
 }
 
 function parseResourceRules(value: unknown, path: string): DecoratorResourceRule[] {

@@ -58,6 +58,16 @@ export interface CompositeSyncRequest {
   readonly finalizing: boolean
 }
 
+/**
+ * An Event a hook asks the engine to record on the parent (or target): our extension, sent as
+ * `events: [{type, reason, message}]` in a sync or finalize response.
+ */
+export interface HookEvent {
+  readonly type: 'Normal' | 'Warning'
+  readonly reason: string
+  readonly message: string
+}
+
 /** A CompositeController sync or finalize response. */
 export interface CompositeSyncResponse {
   /** Replaces the parent's status (the engine adds `observedGeneration`); null wipes it. */
@@ -68,6 +78,8 @@ export interface CompositeSyncResponse {
   readonly resyncAfterMs: number
   /** True removes the controller's finalizer from the parent. */
   readonly finalized: boolean
+  /** Events to record on the parent once the sync succeeded (extension; absent means none). */
+  readonly events?: readonly HookEvent[]
 }
 
 /** A DecoratorController sync or finalize request. */
@@ -91,6 +103,8 @@ export interface DecoratorSyncResponse {
   readonly attachments: readonly KubeObject[]
   readonly resyncAfterMs: number
   readonly finalized: boolean
+  /** Events to record on the target once the sync succeeded (extension; absent means none). */
+  readonly events?: readonly HookEvent[]
 }
 
 /** Label selector as in Kubernetes `metav1.LabelSelector`. */

@@ -66,6 +66,10 @@ export interface EngineOptions {
   readonly targetLabelSelector?: string
   readonly log?: Logger
   readonly metrics?: RuntimeMetrics
+  /** Events per object allowed in a burst (25, upstream `--events-burst`). */
+  readonly eventsBurst?: number
+  /** Per-object event refill rate in events/s (1/300, upstream `--events-qps`). */
+  readonly eventsQps?: number
 }
 
 /** A CompositeController defined in TypeScript: a spec and in-process hook functions. */
@@ -108,7 +112,11 @@ export class Engine {
     })
     const client = new DynamicClient(this.transport)
     const log = options.log ?? silentLogger
-    this.#recorder = new EventRecorder(client, { log })
+    this.#recorder = new EventRecorder(client, {
+      log,
+      ...(options.eventsBurst === undefined ? {} : { burst: options.eventsBurst }),
+      ...(options.eventsQps === undefined ? {} : { qps: options.eventsQps }),
+    })
     const target =
       options.targetLabelSelector === undefined || options.targetLabelSelector === ''
         ? (): boolean => true

@@ -20,6 +20,13 @@ export const CONFIGMAPS: ResourceRef = {
   resource: 'configmaps',
   namespaced: true,
 }
+/** `v1 secrets`. */
+export const SECRETS: ResourceRef = {
+  group: '',
+  version: 'v1',
+  resource: 'secrets',
+  namespaced: true,
+}
 /** `v1 pods`. */
 export const PODS: ResourceRef = { group: '', version: 'v1', resource: 'pods', namespaced: true }
 /** `v1 services`. */

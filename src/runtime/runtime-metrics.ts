@@ -11,6 +11,7 @@
  */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client'
 import type { RequestObserver } from '../kube/kube-transport.js'
+import { HookMetrics } from './hook-metrics.js'
 import type { InformerObserver, InformerRestartReason } from './informer.js'
 import type { WorkQueueMetrics } from './work-queue-metrics.js'
 
@@ -23,6 +24,8 @@ const QUEUE_BUCKETS = [1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 0.01, 0.1, 1, 10]
 export class RuntimeMetrics {
   /** The registry to expose on `/metrics`. */
   readonly registry: Registry
+  /** Upstream's hook metrics and controller-runtime's reconcile metrics. */
+  readonly hooks: HookMetrics
   readonly #requests: Counter<'code' | 'method' | 'host'>
   readonly #requestLatency: Histogram<'verb' | 'host'>
   readonly #rateLimiterLatency: Histogram<'verb' | 'host'>
@@ -37,6 +40,7 @@ export class RuntimeMetrics {
 
   constructor(registry: Registry = new Registry()) {
     this.registry = registry
+    this.hooks = new HookMetrics(registry)
     const registers = [registry]
     this.#requests = new Counter({
       name: 'rest_client_requests_total',

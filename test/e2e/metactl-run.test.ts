@@ -1,8 +1,11 @@
 // Proves `metactl run` as a user runs it: a separate process that serves a CompositeController
 // from the cluster with a webhook, exposes /metrics, /healthz and /readyz, logs JSON lines keyed by
-// controller, and drains and exits 0 on SIGTERM.
+// controller, serves pprof profiles that `go tool pprof` reads, and drains and exits 0 on SIGTERM.
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { after, before, describe, it } from 'node:test'
 import { request } from 'undici'
@@ -17,6 +20,24 @@ import {
   testCrd,
 } from '../support/engine-fixture.js'
 import type { ServedHook } from '../support/engine-fixture.js'
+
+/** Runs `go tool pprof -top URL` and returns its output; rejects when it fails. */
+function pprofTop(url: string): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'metactl-pprof-'))
+  return new Promise<string>((resolve, reject) => {
+    execFile(
+      'go',
+      ['tool', 'pprof', '-top', url],
+      // The first use of the pprof tool may build it; later runs use Go's cache.
+      { timeout: 600_000, env: { ...process.env, PPROF_TMPDIR: dir } },
+      (error, stdout, stderr) => {
+        rmSync(dir, { recursive: true, force: true })
+        if (error !== null) reject(new Error(`go tool pprof ${url} failed: ${stderr}`))
+        else resolve(`${stdout}\n${stderr}`)
+      }
+    )
+  })
+}
 
 const parentCrd = testCrd('RunParent')
 const childCrd = testCrd('RunChild')
@@ -72,6 +93,12 @@ describe('metactl run', () => {
         '127.0.0.1:0',
         '--health-probe-bind-address',
         '127.0.0.1:0',
+        '--pprof-address',
+        '127.0.0.1:0',
+        '--events-qps',
+        '1/300',
+        '--events-burst',
+        '25',
       ],
       { stdio: ['ignore', 'ignore', 'pipe'] }
     )
@@ -97,6 +124,7 @@ describe('metactl run', () => {
         })
       const metrics = await address('serving metrics')
       const probes = await address('serving health probes')
+      const profiles = await address('serving profiles')
       await waitFor(() => lines.some((l) => l['msg'] === 'engine started'), { timeoutMs: 30_000 })
 
       await plane.client.create(CCS, {
@@ -142,6 +170,31 @@ describe('metactl run', () => {
         text,
         new RegExp(`^workqueue_adds_total\\{name="CompositeController-run-${ns}"\\} \\d+`, 'm')
       )
+      assert.match(
+        text,
+        new RegExp(
+          `^metacontroller_sync_requests_total\\{url="${hook.url}",controller_name="run-${ns}",` +
+            `controller_type="CompositeController",code="200",method="post"\\} [1-9]`,
+          'm'
+        )
+      )
+
+      const heap = await pprofTop(`http://${profiles}/debug/pprof/heap`)
+      assert.match(heap, /Type: inuse_space/)
+      assert.match(heap, /flat%/)
+      // Give the CPU profile work to sample: more parents while it runs.
+      const cpu = pprofTop(`http://${profiles}/debug/pprof/profile?seconds=3`)
+      for (let i = 0; i < 20; i++) {
+        await plane.client.create(parentCrd.ref, {
+          apiVersion: parentCrd.apiVersion,
+          kind: 'RunParent',
+          metadata: { name: `load-${i}`, namespace: ns },
+          spec: { selector: { matchLabels: { app: `load-${i}` } } },
+        })
+      }
+      const cpuText = await cpu
+      assert.match(cpuText, /Type: wall/)
+      assert.match(cpuText, /Duration: [\d.]+s, Total samples = [\d.]+\w*s? /)
 
       proc.kill('SIGTERM')
       assert.equal(await exited, 0)

@@ -29,7 +29,7 @@ const PACKAGES: Record<string, readonly string[]> = {
   runtime: ['prom-client'],
   engine: ['undici'],
   testing: ['undici', 'yaml'],
-  cli: ['commander', 'yaml', 'undici'],
+  cli: ['commander', 'yaml', 'undici', '@datadog/pprof'],
 }
 
 function sourceFiles(dir: string): string[] {

@@ -440,3 +440,43 @@ describe('formatJsonPath', () => {
     )
   })
 })
+
+describe('hook events (the `events` extension)', () => {
+  it('reads events in both modes, defaulting the type to Normal', () => {
+    for (const source of [STRICT, LOOSE]) {
+      const { response } = decodeCompositeSyncResponse(
+        '{"events":[{"type":"Warning","reason":"QuotaLow","message":"m"},{"reason":"Done"}]}',
+        source
+      )
+      assert.deepEqual(response.events, [
+        { type: 'Warning', reason: 'QuotaLow', message: 'm' },
+        { type: 'Normal', reason: 'Done', message: '' },
+      ])
+    }
+    const decorator = decodeDecoratorSyncResponse('{"events":[{"reason":"Tagged"}]}', STRICT)
+    assert.deepEqual(decorator.response.events, [{ type: 'Normal', reason: 'Tagged', message: '' }])
+  })
+
+  it('leaves events out when the response has none', () => {
+    const { response } = decodeCompositeSyncResponse('{"events":null}', STRICT)
+    assert.equal(response.events, undefined)
+  })
+
+  it('refuses an unknown type, a missing reason and unknown fields in strict mode', () => {
+    assertFails(
+      () => decodeCompositeSyncResponse('{"events":[{"type":"Error","reason":"X"}]}', STRICT),
+      'invalid',
+      /events\[0\]\.type.*Normal or Warning/
+    )
+    assertFails(
+      () => decodeCompositeSyncResponse('{"events":[{"message":"no reason"}]}', STRICT),
+      'invalid',
+      /events\[0\]\.reason.*required/
+    )
+    assertFails(
+      () => decodeCompositeSyncResponse('{"events":[{"reason":"X","note":1}]}', STRICT),
+      'strict',
+      /note/
+    )
+  })
+})

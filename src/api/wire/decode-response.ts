@@ -36,6 +36,7 @@ import type {
   CompositeSyncResponse,
   CustomizeResponse,
   DecoratorSyncResponse,
+  HookEvent,
   LabelSelectorSpec,
   RelatedResourceRule,
 } from '../hook-model.js'
@@ -56,7 +57,7 @@ export interface DecodedResponse<T> {
 
 type Path = readonly JsonPathSegment[]
 
-const COMPOSITE_FIELDS = ['status', 'children', 'resyncAfterSeconds', 'finalized']
+const COMPOSITE_FIELDS = ['status', 'children', 'resyncAfterSeconds', 'finalized', 'events']
 const DECORATOR_FIELDS = [
   'labels',
   'annotations',
@@ -64,7 +65,9 @@ const DECORATOR_FIELDS = [
   'attachments',
   'resyncAfterSeconds',
   'finalized',
+  'events',
 ]
+const EVENT_FIELDS = ['type', 'reason', 'message']
 const CUSTOMIZE_FIELDS = ['relatedResources']
 const RULE_FIELDS = [
   'apiVersion',
@@ -90,7 +93,8 @@ export function decodeCompositeSyncResponse(
     resyncAfterMs: toResyncMs(reader.number(top?.['resyncAfterSeconds'], ['resyncAfterSeconds'])),
     finalized: reader.boolean(top?.['finalized'], ['finalized']) ?? false,
   }
-  return reader.finish(response)
+  const events = reader.hookEvents(top?.['events'], ['events'])
+  return reader.finish(events.length === 0 ? response : { ...response, events })
 }
 
 /** Decodes a DecoratorController sync or finalize response body. */
@@ -108,7 +112,8 @@ export function decodeDecoratorSyncResponse(
     resyncAfterMs: toResyncMs(reader.number(top?.['resyncAfterSeconds'], ['resyncAfterSeconds'])),
     finalized: reader.boolean(top?.['finalized'], ['finalized']) ?? false,
   }
-  return reader.finish(response)
+  const events = reader.hookEvents(top?.['events'], ['events'])
+  return reader.finish(events.length === 0 ? response : { ...response, events })
 }
 
 /** Decodes a customize response body, validating each related rule (spec §2.5). */
@@ -273,6 +278,31 @@ class ResponseReader {
       if (typeof item !== 'string') this.typeError([...path, index], 'a string', item)
       return item
     })
+  }
+
+  /**
+   * Reads `events` (our extension): `{type: Normal|Warning (default Normal), reason, message}`
+   * entries; a reason is required, as the API server requires one.
+   */
+  hookEvents(value: unknown, path: Path): HookEvent[] {
+    const events: HookEvent[] = []
+    for (const [index, item] of (this.list(value, path) ?? []).entries()) {
+      const at = [...path, index]
+      const entry = this.struct(item, at, EVENT_FIELDS)
+      if (entry === undefined) continue
+      const type = this.string(entry['type'], [...at, 'type']) ?? 'Normal'
+      if (type !== 'Normal' && type !== 'Warning') {
+        this.invalid([...at, 'type'], `must be Normal or Warning, not "${type}"`)
+      }
+      const reason = this.string(entry['reason'], [...at, 'reason']) ?? ''
+      if (reason === '') this.invalid([...at, 'reason'], 'is required')
+      events.push({
+        type: type,
+        reason,
+        message: this.string(entry['message'], [...at, 'message']) ?? '',
+      })
+    }
+    return events
   }
 
   /** Reads `children` or `attachments`: full objects, each with apiVersion, kind and metadata. */

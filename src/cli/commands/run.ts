@@ -6,6 +6,7 @@ import { createLogger } from '../../runtime/logger.js'
 import type { LogFormat, LogLevel } from '../../runtime/logger.js'
 import { CliError } from '../cli-error.js'
 import type { CliIo } from '../cli-io.js'
+import { startPprofServer } from '../pprof-server.js'
 
 interface RunOptions {
   kubeconfig?: string
@@ -20,6 +21,23 @@ interface RunOptions {
   healthProbeBindAddress: string
   zapLogLevel: string
   zapEncoder: string
+  eventsQps: string
+  eventsBurst: string
+  pprofAddress: string
+}
+
+/**
+ * Reads `--events-qps`: a number, or a fraction such as upstream's default `1/300`.
+ *
+ * @throws {@link CliError} for anything else, or a value that is not positive.
+ */
+export function parseEventsQps(text: string): number {
+  const fraction = /^\s*([0-9.]+)\s*\/\s*([0-9.]+)\s*$/.exec(text)
+  const value = fraction === null ? Number(text) : Number(fraction[1]) / Number(fraction[2])
+  if (!Number.isFinite(value) || value <= 0) {
+    throw new CliError(`--events-qps must be a positive number such as 0.5 or 1/300, got "${text}"`)
+  }
+  return value
 }
 
 function duration(flag: string, text: string): number {
@@ -59,6 +77,7 @@ async function run(io: CliIo, opts: RunOptions): Promise<void> {
   })
   const metricsAddress = parseListenAddress(opts.metricsAddress)
   const probeAddress = parseListenAddress(opts.healthProbeBindAddress)
+  const pprofAddress = parseListenAddress(opts.pprofAddress)
   const engine = await Engine.connect({
     ...(opts.kubeconfig === undefined ? {} : { kubeconfig: opts.kubeconfig }),
     ...(opts.context === undefined ? {} : { context: opts.context }),
@@ -70,6 +89,8 @@ async function run(io: CliIo, opts: RunOptions): Promise<void> {
       burst: Math.max(1, positiveNumber('client-go-burst', opts.clientGoBurst, true)),
     },
     targetLabelSelector: opts.targetLabelSelector,
+    eventsQps: parseEventsQps(opts.eventsQps),
+    eventsBurst: Math.max(1, positiveNumber('events-burst', opts.eventsBurst, true)),
     log,
   })
   log.info('starting metactl run', {
@@ -81,6 +102,9 @@ async function run(io: CliIo, opts: RunOptions): Promise<void> {
     clientGoQps: opts.clientGoQps,
     clientGoBurst: opts.clientGoBurst,
     targetLabelSelector: opts.targetLabelSelector,
+    eventsQps: opts.eventsQps,
+    eventsBurst: opts.eventsBurst,
+    pprofAddress: opts.pprofAddress,
   })
   const servers: { close(): Promise<void> }[] = []
   let ready = false
@@ -103,6 +127,11 @@ async function run(io: CliIo, opts: RunOptions): Promise<void> {
     const server = await startOpsServer(probeAddress, { notReady })
     servers.push(server)
     log.info('serving health probes', { address: `${probeAddress.host}:${server.port}` })
+  }
+  if (pprofAddress !== undefined) {
+    const server = await startPprofServer(pprofAddress)
+    servers.push(server)
+    log.info('serving profiles', { address: `${pprofAddress.host}:${server.port}` })
   }
   const stopped = new Promise<NodeJS.Signals>((resolve) => {
     process.once('SIGTERM', () => {
@@ -175,6 +204,17 @@ export function runCommand(io: CliIo): Command {
       'info'
     )
     .option('--zap-encoder <format>', 'log format: json or console', 'json')
+    .option(
+      '--events-qps <qps>',
+      'per-object event refill rate in events/s (a number or a fraction)',
+      '1/300'
+    )
+    .option('--events-burst <n>', 'per-object event burst', '25')
+    .option(
+      '--pprof-address <addr>',
+      'serve /debug/pprof/heap and /debug/pprof/profile on host:port (0 disables)',
+      '0'
+    )
     .action(async (opts: RunOptions) => {
       await run(io, opts)
     })

@@ -169,6 +169,7 @@ export function compositeKind(options: CompositeKindOptions): ControllerKind {
     client: options.client,
     related,
     matchesScope,
+    events: options.events,
   }
   const childKeys = compositeChildKeys(spec, parentInfo, isInScope)
 

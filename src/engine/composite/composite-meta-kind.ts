@@ -14,13 +14,19 @@ import { startCompositeController } from './start-composite-controller.js'
 export const compositeMetaKind: MetaKind<CompositeControllerDefinition> = {
   kind: 'CompositeController',
   resource: COMPOSITE_CONTROLLERS,
-  define(name, object, context) {
+  async define(name, object, context, credentials) {
     const spec = parseCompositeControllerSpec(object['spec'])
     return {
       name,
       controller: { ...object, status: object['status'] ?? {} },
       spec,
-      hooks: webhookCompositeHooks(spec, context.log.child({ controller: name })),
+      hooks: await webhookCompositeHooks(spec, {
+        log: context.log.child({ controller: name }),
+        credentials,
+        controllerName: name,
+        controllerType: 'CompositeController',
+        ...(context.metrics === undefined ? {} : { metrics: context.metrics.hooks }),
+      }),
       finalizerEnabled: spec.hooks.finalize !== undefined,
     }
   },

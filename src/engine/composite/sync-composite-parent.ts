@@ -27,6 +27,8 @@ import type { ChildType } from '../children/plan-children.js'
 import type { RelatedObjectsManager } from '../customize/related-objects-manager.js'
 import type { ControllerCaches } from '../loop/parent-controller.js'
 import { callHook } from '../sync/call-hook.js'
+import type { EventSink } from '../events/event-recorder.js'
+import { recordHookEvents } from '../sync/record-hook-events.js'
 import { chooseHook } from '../sync/choose-hook.js'
 import type { FinalizerTarget } from '../sync/finalizer-step.js'
 import { setFinalizer, shouldManageChildren, syncFinalizer } from '../sync/finalizer-step.js'
@@ -63,6 +65,8 @@ export interface CompositePipeline {
   readonly related: RelatedObjectsManager | undefined
   /** Tells whether a parent matches `parentResource.labelSelector`. */
   readonly matchesScope: (parent: KubeObject) => boolean
+  /** Where hook-emitted events go; absent drops them. */
+  readonly events?: EventSink
 }
 
 /** Returns the rules desired children must follow, by parent. */
@@ -180,6 +184,8 @@ async function applyCompositeAnswer(
   const { finalizer } = pipeline
   const rules = compositeSyncRules(pipeline.children, selector)
   const plan = planSync(parent, observed, response.children, rules)
+  // The response passed every check: the events it asks for are recorded, whatever the writes do.
+  recordHookEvents(pipeline.events, parent, response.events)
   let current: KubeObject = parent
   if (response.finalized) {
     const updated = await setFinalizer(finalizer, parent, false, signal)

@@ -14,13 +14,19 @@ import { startDecoratorController } from './start-decorator-controller.js'
 export const decoratorMetaKind: MetaKind<DecoratorControllerDefinition> = {
   kind: 'DecoratorController',
   resource: DECORATOR_CONTROLLERS,
-  define(name, object, context) {
+  async define(name, object, context, credentials) {
     const spec = parseDecoratorControllerSpec(object['spec'])
     return {
       name,
       controller: { ...object, status: object['status'] ?? {} },
       spec,
-      hooks: webhookDecoratorHooks(spec, context.log.child({ controller: name })),
+      hooks: await webhookDecoratorHooks(spec, {
+        log: context.log.child({ controller: name }),
+        credentials,
+        controllerName: name,
+        controllerType: 'DecoratorController',
+        ...(context.metrics === undefined ? {} : { metrics: context.metrics.hooks }),
+      }),
       finalizerEnabled: spec.hooks.finalize !== undefined,
     }
   },

@@ -103,6 +103,7 @@ export async function startDecoratorController(
     client: context.client,
     attachments: attachmentRules(definition.name, attachments),
     attachmentTypes: attachments.map((a) => a.type),
+    events: context.events,
   }
   const spec = definition.spec
   const kind = decoratorKind({

@@ -23,6 +23,8 @@ import { manageChildren } from '../children/manage-children.js'
 import type { RelatedObjectsManager } from '../customize/related-objects-manager.js'
 import type { ControllerCaches } from '../loop/parent-controller.js'
 import { callHook } from '../sync/call-hook.js'
+import type { EventSink } from '../events/event-recorder.js'
+import { recordHookEvents } from '../sync/record-hook-events.js'
 import { chooseHook } from '../sync/choose-hook.js'
 import { hasFinalizer, shouldManageChildren, syncFinalizer } from '../sync/finalizer-step.js'
 import { planSync } from '../sync/plan-sync.js'
@@ -60,6 +62,8 @@ export interface DecoratorPipeline {
   readonly attachments: SyncRules
   /** GVK keys of the attachment rules, in child-source order. */
   readonly attachmentTypes: readonly string[]
+  /** Where hook-emitted events go; absent drops them. */
+  readonly events?: EventSink
 }
 
 /**
@@ -140,6 +144,8 @@ async function applyDecoratorAnswer(
   log: Logger
 ): Promise<Action> {
   const plan = planSync(target, attachments, response.attachments, pipeline.attachments)
+  // The response passed every check: the events it asks for are recorded, whatever the writes do.
+  recordHookEvents(pipeline.events, target, response.events)
   const written = await writeDecoratedTarget(
     {
       client: pipeline.client,

@@ -23,7 +23,15 @@ import { hookCodec } from '../../api/wire/codecs.js'
 import type { Logger } from '../../runtime/logger.js'
 import type { CompositeHooks } from '../composite/composite-kind.js'
 import type { DecoratorHooks } from '../decorator/decorator-kind.js'
+import type { HookMetrics, HookRequestObserver } from '../../runtime/hook-metrics.js'
+import { EtagCache, etagCacheKey } from './etag-cache.js'
 import { postWebhook } from './post-webhook.js'
+import type { CredentialReader, WebhookTransport } from './webhook-credentials.js'
+import {
+  WebhookCredentialError,
+  resolveWebhookTransport,
+  webhookSecurity,
+} from './webhook-credentials.js'
 
 /** How one hook's requests and responses go over the wire. */
 export interface WireHook<Request, Response> {
@@ -41,8 +49,26 @@ export function logWarnings(log: Logger | undefined): WarningSink {
   }
 }
 
+/** What else a webhook call needs besides its spec. */
+export interface WebhookFunctionOptions {
+  /** Resolved TLS and auth settings; none means system roots and no `authorization`. */
+  readonly transport?: WebhookTransport
+  /** Receives each request, for upstream's hook metrics. */
+  readonly observer?: HookRequestObserver
+}
+
+function agentFor(transport: WebhookTransport | undefined): Agent {
+  const tls = transport?.tls
+  return new Agent({
+    keepAliveTimeout: 30_000,
+    // Upstream clones Go's transport with TLS 1.2 as the minimum when it sets a CA or certificate.
+    ...(tls === undefined ? {} : { connect: { ...tls, minVersion: 'TLSv1.2' as const } }),
+  })
+}
+
 /**
- * Builds the function that calls one webhook: encode, POST, decode.
+ * Builds the function that calls one webhook: encode, POST, decode; in ETag mode with
+ * `If-None-Match` and the cached body on a 304 or 412.
  *
  * @param agents - Receives the hook's pooled agent, for the owner to close.
  */
@@ -51,17 +77,37 @@ export function webhookFunction<Request, Response>(
   name: HookName,
   wire: WireHook<Request, Response>,
   onWarnings: WarningSink,
-  agents: Agent[]
+  agents: { close(): Promise<void> }[],
+  options: WebhookFunctionOptions = {}
 ): HookFunction<Request, Response> {
   // One pooled agent per hook, as upstream keeps one HTTP client per hook per controller.
-  const agent = new Agent({ keepAliveTimeout: 30_000 })
-  agents.push(agent)
+  const agent = agentFor(options.transport)
+  const cache = webhook.etag === undefined ? undefined : new EtagCache(webhook.etag)
+  agents.push({
+    close: async () => {
+      cache?.close()
+      await agent.close()
+    },
+  })
   return async (request, signal) => {
-    const text = await postWebhook(webhook.url, wire.encode(request), {
+    const body = wire.encode(request)
+    const key = cache === undefined ? undefined : etagCacheKey(body)
+    const cached = key === undefined ? undefined : cache?.get(key)
+    const answer = await postWebhook(webhook.url, body, {
       timeoutMs: webhook.timeoutMs,
       signal,
       dispatcher: agent,
+      headers: options.transport?.headers ?? {},
+      ...(cached === undefined ? {} : { ifNoneMatch: cached.etag }),
+      ...(options.observer === undefined ? {} : { observer: options.observer }),
     })
+    let text = answer.body
+    if (answer.notModified) {
+      // postWebhook accepts 304/412 only when If-None-Match was sent, that is with an entry.
+      text = cached?.body ?? ''
+    } else if (key !== undefined && answer.etag !== undefined) {
+      cache?.set(key, answer.etag, answer.body)
+    }
     const decoded = wire.decode(text, webhook)
     if (decoded.warnings.length > 0) onWarnings(decoded.warnings, name, webhook.url)
     return decoded.response
@@ -111,39 +157,90 @@ interface BuiltWebhooks<Sync> {
   readonly close: () => Promise<void>
 }
 
-function buildWebhooks<Request, Response>(
+/** What building a controller's webhooks needs besides its hooks. */
+export interface BuildWebhooksOptions {
+  readonly log?: Logger
+  /** Reads the Secrets and ConfigMaps that TLS and auth settings name. */
+  readonly credentials?: CredentialReader
+  readonly metrics?: HookMetrics
+  readonly controllerName: string
+  /** `CompositeController` or `DecoratorController`, for the metrics. */
+  readonly controllerType: string
+}
+
+async function buildWebhooks<Request, Response>(
   hooks: ControllerHooks,
   wire: (hook: HookSpec, name: 'sync' | 'finalize') => WireHook<Request, Response>,
-  log: Logger | undefined
-): BuiltWebhooks<HookFunction<Request, Response>> {
-  const agents: Agent[] = []
-  const build = <Req, Res>(
+  options: BuildWebhooksOptions
+): Promise<BuiltWebhooks<HookFunction<Request, Response>>> {
+  const agents: { close(): Promise<void> }[] = []
+  const build = async <Req, Res>(
     hook: HookSpec | undefined,
-    name: HookName,
+    name: 'sync' | 'finalize' | 'customize',
     hookWire: (hook: HookSpec) => WireHook<Req, Res>
-  ): HookFunction<Req, Res> | undefined =>
-    hook?.webhook === undefined
-      ? undefined
-      : webhookFunction(hook.webhook, name, hookWire(hook), logWarnings(log), agents)
-  const sync = build(hooks.sync, 'sync', (hook) => wire(hook, 'sync'))
-  const finalize = build(hooks.finalize, 'finalize', (hook) => wire(hook, 'finalize'))
-  const customize = build(hooks.customize, 'customize', customizeWire)
-  return {
-    ...(sync === undefined ? {} : { sync }),
-    ...(finalize === undefined ? {} : { finalize }),
-    ...(customize === undefined ? {} : { customize }),
-    close: async () => {
-      await Promise.all(agents.map((agent) => agent.close()))
-    },
+  ): Promise<HookFunction<Req, Res> | undefined> => {
+    const webhook = hook?.webhook
+    if (hook === undefined || webhook === undefined) return undefined
+    const transport = await resolveTransport(webhook, hooks, options.credentials)
+    const observer = options.metrics?.hookObserver({
+      hook: name,
+      url: webhook.url,
+      controllerName: options.controllerName,
+      controllerType: options.controllerType,
+    })
+    return webhookFunction(webhook, name, hookWire(hook), logWarnings(options.log), agents, {
+      transport,
+      ...(observer === undefined ? {} : { observer }),
+    })
+  }
+  const close = async (): Promise<void> => {
+    await Promise.all(agents.map((agent) => agent.close()))
+  }
+  try {
+    const sync = await build(hooks.sync, 'sync', (hook) => wire(hook, 'sync'))
+    const finalize = await build(hooks.finalize, 'finalize', (hook) => wire(hook, 'finalize'))
+    const customize = await build(hooks.customize, 'customize', customizeWire)
+    return {
+      ...(sync === undefined ? {} : { sync }),
+      ...(finalize === undefined ? {} : { finalize }),
+      ...(customize === undefined ? {} : { customize }),
+      close,
+    }
+  } catch (error) {
+    // A later hook's settings failed: release the agents of the earlier ones.
+    await close()
+    throw error
   }
 }
 
+async function resolveTransport(
+  webhook: WebhookSpec,
+  hooks: ControllerHooks,
+  credentials: CredentialReader | undefined
+): Promise<WebhookTransport> {
+  if (credentials !== undefined) {
+    return resolveWebhookTransport(webhook, hooks.endpointConfigs, credentials)
+  }
+  if (webhookSecurity(webhook, hooks.endpointConfigs) !== undefined) {
+    throw new WebhookCredentialError(
+      `webhook ${webhook.url}: TLS and auth settings need the engine's Secret and ConfigMap reader`
+    )
+  }
+  return { headers: {} }
+}
+
 /** Builds the hook functions of a CompositeController's enabled webhooks. */
-export function webhookCompositeHooks(spec: CompositeControllerSpec, log?: Logger): CompositeHooks {
-  return buildWebhooks(spec.hooks, compositeWire, log)
+export function webhookCompositeHooks(
+  spec: CompositeControllerSpec,
+  options: BuildWebhooksOptions
+): Promise<CompositeHooks> {
+  return buildWebhooks(spec.hooks, compositeWire, options)
 }
 
 /** Builds the hook functions of a DecoratorController's enabled webhooks. */
-export function webhookDecoratorHooks(spec: DecoratorControllerSpec, log?: Logger): DecoratorHooks {
-  return buildWebhooks(spec.hooks, decoratorWire, log)
+export function webhookDecoratorHooks(
+  spec: DecoratorControllerSpec,
+  options: BuildWebhooksOptions
+): Promise<DecoratorHooks> {
+  return buildWebhooks(spec.hooks, decoratorWire, options)
 }

@@ -42,7 +42,11 @@ export async function startHostedController(
     workers: context.workers,
     ...(context.metrics === undefined
       ? {}
-      : { queueMetrics: context.metrics.workQueue(kind.name) }),
+      : {
+          queueMetrics: context.metrics.workQueue(kind.name),
+          // controller_runtime_reconcile_* per hosted controller, named as its queue.
+          observer: context.metrics.hooks.reconcileObserver(kind.name),
+        }),
   })
   // A cache that never syncs (no RBAC to list a child type, an API that went away) must fail
   // this controller's start, not hold the meta-controller's worker forever.

@@ -15,7 +15,10 @@ import { TerminalError } from '../../runtime/reconcile-errors.js'
 import type { InformerLease } from '../../runtime/shared-informers.js'
 import { WorkQueue } from '../../runtime/work-queue.js'
 import type { EngineContext } from '../engine-context.js'
+import type { CredentialReader } from '../hooks/webhook-credentials.js'
 import type { HostedController } from '../loop/start-hosted-controller.js'
+import { CredentialWatch } from './credential-watch.js'
+import type { CredentialRef } from './credential-watch.js'
 
 /** What the meta level needs to know about one kind of controller object. */
 export interface MetaKind<Definition> {
@@ -24,11 +27,18 @@ export interface MetaKind<Definition> {
   /** The controller objects' resource. */
   readonly resource: ResourceRef
   /**
-   * Builds a definition from a controller object: parses its spec and builds its hooks.
+   * Builds a definition from a controller object: parses its spec and builds its hooks, reading
+   * the Secrets and ConfigMaps their TLS and auth settings name through `credentials`.
    *
    * @throws ControllerSpecError for a spec that cannot run.
+   * @throws WebhookCredentialError for TLS or auth settings that cannot be resolved.
    */
-  define(name: string, object: KubeObject, context: EngineContext): Definition
+  define(
+    name: string,
+    object: KubeObject,
+    context: EngineContext,
+    credentials: CredentialReader
+  ): Promise<Definition>
   /** Starts a definition's hosted controller; resolves once it runs. */
   start(
     context: EngineContext,
@@ -40,6 +50,8 @@ export interface MetaKind<Definition> {
 interface Running {
   readonly spec: unknown
   readonly hosted: HostedController
+  /** The resourceVersions of the Secrets and ConfigMaps its hooks were built from. */
+  readonly credentials: string
 }
 
 /** Runs the hosted controllers of every controller object of one kind in the cluster. */
@@ -50,15 +62,28 @@ export class MetaController<Definition> {
   readonly #loop: ControllerLoop
   readonly #running = new Map<string, Running>()
   readonly #lastSeen = new Map<string, KubeObject>()
+  /** The Secrets and ConfigMaps each controller's hooks read, whether it runs or failed. */
+  readonly #refs = new Map<string, Set<CredentialRef>>()
+  readonly #credentials: CredentialWatch
   #lease: InformerLease | undefined
   #unsubscribe: (() => void) | undefined
 
   constructor(context: EngineContext, meta: MetaKind<Definition>) {
     this.#context = context
     this.#meta = meta
-    this.#queue = new WorkQueue({ name: `${meta.kind.toLowerCase()}-metacontroller` })
+    this.#credentials = new CredentialWatch(context.informers, (ref) => {
+      for (const [name, refs] of this.#refs) if (refs.has(ref)) this.#queue.add(name)
+    })
+    const name = `${meta.kind.toLowerCase()}-metacontroller`
+    this.#queue = new WorkQueue({
+      name,
+      ...(context.metrics === undefined ? {} : { metrics: context.metrics.workQueue(name) }),
+    })
     this.#loop = new ControllerLoop({
       queue: this.#queue,
+      ...(context.metrics === undefined
+        ? {}
+        : { observer: context.metrics.hooks.reconcileObserver(name) }),
       // Several workers: one controller whose caches are slow to sync does not hold up the rest.
       workers: 4,
       reconcile: (name, reconcileContext) => this.#reconcile(name, reconcileContext.signal),
@@ -98,15 +123,29 @@ export class MetaController<Definition> {
       return Action.awaitChange()
     }
     const rawSpec = object['spec']
-    if (running !== undefined && isDeepStrictEqual(running.spec, rawSpec))
-      return Action.awaitChange()
+    if (running !== undefined && isDeepStrictEqual(running.spec, rawSpec)) {
+      if (this.#credentialsOf(name) === running.credentials) return Action.awaitChange()
+      // A referenced Secret or ConfigMap changed: build first, so that bad new credentials leave
+      // the running controller as it is (the CreateError event says why).
+      this.#context.log.info('webhook credentials changed; rebuilding the controller', {
+        controller: name,
+      })
+      const definition = await this.#define(name, object)
+      await this.#stopHosted(name, running)
+      this.#context.events.record(object, 'Normal', 'Stopped', `Stopped controller: ${name}`)
+      return this.#startHosted(name, object, rawSpec, definition, signal)
+    }
     if (running !== undefined) {
       // A spec change restarts the controller; what it put on parents stays.
       await this.#stopHosted(name, running)
       this.#context.events.record(object, 'Normal', 'Stopped', `Stopped controller: ${name}`)
     }
-    const definition = this.#define(name, object)
+    const definition = await this.#define(name, object)
     return this.#startHosted(name, object, rawSpec, definition, signal)
+  }
+
+  #credentialsOf(name: string): string {
+    return this.#credentials.fingerprint(this.#refs.get(name) ?? [])
   }
 
   /** The controller object is gone: release what it put on parents, then stop it. */
@@ -126,11 +165,13 @@ export class MetaController<Definition> {
         this.#context.events.record(last, 'Normal', 'Stopped', `Stopped controller: ${name}`)
     }
     this.#lastSeen.delete(name)
+    this.#refs.delete(name)
   }
 
-  #define(name: string, object: KubeObject): Definition {
+  async #define(name: string, object: KubeObject): Promise<Definition> {
+    const refs = new Set<CredentialRef>()
     try {
-      return this.#meta.define(name, object, this.#context)
+      return await this.#meta.define(name, object, this.#context, this.#credentials.reader(refs))
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error)
       this.#context.events.record(
@@ -140,8 +181,10 @@ export class MetaController<Definition> {
         `Cannot create new controller: ${message}`
       )
       this.#context.log.error('cannot create controller', { controller: name, error })
-      // A bad spec cannot fix itself: wait for the object to change.
+      // A bad spec cannot fix itself: wait for the object, or a Secret it names, to change.
       throw new TerminalError(message, { cause: error })
+    } finally {
+      this.#refs.set(name, refs)
     }
   }
 
@@ -155,7 +198,7 @@ export class MetaController<Definition> {
     const { events, log } = this.#context
     try {
       const hosted = await this.#meta.start(this.#context, definition, signal)
-      this.#running.set(name, { spec: rawSpec, hosted })
+      this.#running.set(name, { spec: rawSpec, hosted, credentials: this.#credentialsOf(name) })
       events.record(object, 'Normal', 'Started', `Started controller: ${name}`)
       log.info('started controller', { controller: name, kind: this.#meta.kind })
       return Action.awaitChange()
@@ -191,5 +234,6 @@ export class MetaController<Definition> {
     )
     await this.#lease?.release()
     this.#lease = undefined
+    await this.#credentials.stop()
   }
 }

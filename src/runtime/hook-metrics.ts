@@ -1,0 +1,160 @@
+/**
+ * Upstream Metacontroller's per-hook HTTP metrics (`metacontroller_<hook>_*`) and
+ * controller-runtime's reconcile metrics (`controller_runtime_reconcile_*`), with their names,
+ * types, labels and buckets.
+ *
+ * @remarks
+ * Upstream registers one collector per (controller, hook, URL) with those three as const labels;
+ * a Prometheus registry here holds one collector per name, so they are ordinary labels with the
+ * same names and values, which gives the same exposition.
+ *
+ * @module
+ */
+import { Counter, Gauge, Histogram } from 'prom-client'
+import type { Registry } from 'prom-client'
+import type { Outcome } from './controller-loop.js'
+import type { ControllerLoopObserver } from './controller-loop.js'
+
+/** The hook types upstream has metrics for. */
+export type MeteredHook = 'sync' | 'finalize' | 'customize'
+
+/** Which hook of which controller a call is for: upstream's const labels. */
+export interface HookMetricLabels {
+  readonly hook: MeteredHook
+  readonly url: string
+  readonly controllerName: string
+  /** `CompositeController` or `DecoratorController`. */
+  readonly controllerType: string
+}
+
+/** Receives one webhook's HTTP requests. */
+export interface HookRequestObserver {
+  /** A request starts; call the returned function when it ended, whatever the outcome. */
+  begin(): () => void
+  /** A response arrived (any status), `seconds` after the request started. */
+  onResponse(statusCode: number, seconds: number): void
+}
+
+// Prometheus' default buckets, which upstream's request-duration histograms use.
+const DEFAULT_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+// controller-runtime's reconcile_time_seconds buckets.
+const RECONCILE_BUCKETS = [
+  0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1,
+  1.25, 1.5, 1.75, 2, 2.5, 3, 3.5, 4, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60,
+]
+
+type ConstLabel = 'url' | 'controller_name' | 'controller_type'
+
+interface HookSeries {
+  readonly requests: Counter<ConstLabel | 'code' | 'method'>
+  readonly duration: Histogram<ConstLabel | 'method'>
+  readonly inFlight: Gauge<ConstLabel>
+}
+
+/** Maps a loop outcome to controller-runtime's `result` label. */
+export function reconcileResult(outcome: Outcome): 'success' | 'requeue_after' | 'error' {
+  switch (outcome.result) {
+    case 'success':
+      return 'success'
+    case 'requeue_after':
+    case 'retry_after':
+      return 'requeue_after'
+    case 'not_synced':
+    case 'conflict':
+    case 'terminal':
+    case 'error':
+      return 'error'
+  }
+}
+
+/** Hook and reconcile metrics on one registry. */
+export class HookMetrics {
+  readonly #series = new Map<MeteredHook, HookSeries>()
+  readonly #reconciles: Counter<'controller' | 'result'>
+  readonly #reconcileErrors: Counter<'controller'>
+  readonly #reconcileTime: Histogram<'controller'>
+
+  constructor(registry: Registry) {
+    const registers = [registry]
+    for (const hook of ['sync', 'finalize', 'customize'] as const) {
+      const constLabels: ConstLabel[] = ['url', 'controller_name', 'controller_type']
+      this.#series.set(hook, {
+        requests: new Counter({
+          name: `metacontroller_${hook}_requests_total`,
+          help: `A counter for requests to the ${hook} hook.`,
+          labelNames: [...constLabels, 'code', 'method'],
+          registers,
+        }),
+        duration: new Histogram({
+          name: `metacontroller_${hook}_request_duration_histogram_seconds`,
+          help: `A histogram of request latencies to the ${hook} hook.`,
+          labelNames: [...constLabels, 'method'],
+          buckets: DEFAULT_BUCKETS,
+          registers,
+        }),
+        inFlight: new Gauge({
+          name: `metacontroller_${hook}_in_flight_requests`,
+          help: `A gauge of in-flight requests to the ${hook} hook.`,
+          labelNames: constLabels,
+          registers,
+        }),
+      })
+    }
+    this.#reconciles = new Counter({
+      name: 'controller_runtime_reconcile_total',
+      help: 'Total number of reconciliations per controller',
+      labelNames: ['controller', 'result'],
+      registers,
+    })
+    this.#reconcileErrors = new Counter({
+      name: 'controller_runtime_reconcile_errors_total',
+      help: 'Total number of reconciliation errors per controller',
+      labelNames: ['controller'],
+      registers,
+    })
+    this.#reconcileTime = new Histogram({
+      name: 'controller_runtime_reconcile_time_seconds',
+      help: 'Length of time per reconciliation per controller',
+      labelNames: ['controller'],
+      buckets: RECONCILE_BUCKETS,
+      registers,
+    })
+  }
+
+  /** Returns the observer of one webhook's requests. */
+  hookObserver(labels: HookMetricLabels): HookRequestObserver {
+    const series = this.#series.get(labels.hook)
+    if (series === undefined) throw new Error(`no metrics for hook ${labels.hook}`)
+    const constant = {
+      url: labels.url,
+      controller_name: labels.controllerName,
+      controller_type: labels.controllerType,
+    }
+    // promhttp, which upstream uses, reports the method in lower case.
+    const method = 'post'
+    return {
+      begin: () => {
+        series.inFlight.inc(constant)
+        return () => {
+          series.inFlight.dec(constant)
+        }
+      },
+      onResponse: (statusCode, seconds) => {
+        series.requests.inc({ ...constant, code: String(statusCode), method })
+        series.duration.observe({ ...constant, method }, seconds)
+      },
+    }
+  }
+
+  /** Returns the loop observer that counts and times the reconciles of `controller`. */
+  reconcileObserver(controller: string): ControllerLoopObserver {
+    return {
+      onOutcome: (_key, outcome, durationMs) => {
+        const result = reconcileResult(outcome)
+        this.#reconciles.inc({ controller, result })
+        if (result === 'error') this.#reconcileErrors.inc({ controller })
+        this.#reconcileTime.observe({ controller }, durationMs / 1000)
+      },
+    }
+  }
+}
