@@ -156,11 +156,8 @@ describe('${n.name} on a local control plane', { skip: skipReason() }, () => {
   const namespace = \`test-\${Date.now().toString(36)}\`
 
   before(async () => {
-    // ConfigMaps need no nodes, and without them no scheduler or KWOK has to be built.
-    plane = await startControlPlane({
-      nodes: 0,
-      crds: [...metacontrollerCrdFiles(), 'deploy/crd.yaml'],
-    })
+    const crds = [...metacontrollerCrdFiles(), 'deploy/crd.yaml']
+    plane = await startControlPlane({ nodes: 0, crds }) // ConfigMaps need no nodes (nor KWOK)
     engine = new Engine(plane.config, { watchCompositeControllers: false })
     await engine.start()
     const [controller] = readManifestFile('deploy/controller.yaml')
