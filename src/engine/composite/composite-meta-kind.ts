@@ -20,7 +20,11 @@ export const compositeMetaKind: MetaKind<CompositeControllerDefinition> = {
       name,
       controller: { ...object, status: object['status'] ?? {} },
       spec,
-      hooks: webhookCompositeHooks(spec, context.log.child({ controller: name })),
+      hooks: webhookCompositeHooks(spec, context.log.child({ controller: name }), {
+        ...(context.hookResponseLimitBytes === undefined
+          ? {}
+          : { maxResponseBytes: context.hookResponseLimitBytes }),
+      }),
       finalizerEnabled: spec.hooks.finalize !== undefined,
     }
   },

@@ -20,7 +20,11 @@ export const decoratorMetaKind: MetaKind<DecoratorControllerDefinition> = {
       name,
       controller: { ...object, status: object['status'] ?? {} },
       spec,
-      hooks: webhookDecoratorHooks(spec, context.log.child({ controller: name })),
+      hooks: webhookDecoratorHooks(spec, context.log.child({ controller: name }), {
+        ...(context.hookResponseLimitBytes === undefined
+          ? {}
+          : { maxResponseBytes: context.hookResponseLimitBytes }),
+      }),
       finalizerEnabled: spec.hooks.finalize !== undefined,
     }
   },

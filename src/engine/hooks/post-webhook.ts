@@ -9,7 +9,18 @@ export interface PostWebhookOptions {
   readonly signal?: AbortSignal
   readonly dispatcher?: Agent
   readonly now?: () => number
+  /** Largest response body accepted ({@link DEFAULT_MAX_RESPONSE_BYTES}). */
+  readonly maxResponseBytes?: number
 }
+
+/** Default limit of a hook response body (64 MiB): far above any sane answer, far below OOM. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024
+
+/**
+ * Longest `Retry-After` a hook's 429 is honoured for (5 min); longer values are capped, so a
+ * hook that answers with a date far ahead cannot park a parent for days.
+ */
+export const MAX_HOOK_RETRY_AFTER_MS = 5 * 60_000
 
 /**
  * Parses a `Retry-After` header as upstream does: integer seconds or an HTTP date (seconds until
@@ -45,6 +56,7 @@ export async function postWebhook(
     (s): s is AbortSignal => s !== undefined
   )
   let response
+  const started = Date.now()
   try {
     response = await request(url, {
       method: 'POST',
@@ -59,26 +71,99 @@ export async function postWebhook(
       bodyTimeout: options.timeoutMs,
     })
   } catch (error) {
-    const reason =
-      error instanceof Error && error.name === 'TimeoutError'
-        ? `timed out after ${options.timeoutMs} ms`
-        : error instanceof Error
-          ? error.message
-          : String(error)
-    throw new HookCallError(url, `http error: POST ${url}: ${reason}`, { cause: error })
+    throw callError(url, error, options, started)
   }
-  const text = await response.body.text()
+  const limit = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES
+  const declared = Number(response.headers['content-length'])
+  if (Number.isFinite(declared) && declared > limit) {
+    response.body.destroy()
+    throw new HookCallError(url, `response too large: more than ${limit} bytes`)
+  }
+  let text
+  try {
+    text = await readLimited(response.body, limit)
+  } catch (error) {
+    if (error instanceof HookCallError) throw new HookCallError(url, error.message)
+    throw callError(url, error, options, started)
+  }
   if (response.statusCode === 200) return text
-  if (response.statusCode === 429) {
-    const header = response.headers['retry-after']
-    const afterMs = parseHookRetryAfterMs(
-      Array.isArray(header) ? header[0] : header,
-      (options.now ?? Date.now)()
-    )
-    throw new RetryAfterError(`hook ${url} asked to retry after ${afterMs / 1000} s (429)`, afterMs)
-  }
+  if (response.statusCode === 429) throw tooManyRequests(url, response.headers, options)
   throw new HookCallError(
     url,
     `unsupported status code: ${response.statusCode} body: ${text.slice(0, 1000)}`
   )
+}
+
+/** One message per fault kind: every timeout reads the same, whichever timer fired. */
+function callError(
+  url: string,
+  error: unknown,
+  options: PostWebhookOptions,
+  started: number
+): HookCallError {
+  const name = error instanceof Error ? error.name : ''
+  const code = isCoded(error) ? error.code : ''
+  const timedOut =
+    name === 'TimeoutError' ||
+    code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    code === 'UND_ERR_BODY_TIMEOUT' ||
+    (name === 'AbortError' &&
+      options.signal?.aborted !== true &&
+      Date.now() - started >= options.timeoutMs)
+  const reason = timedOut
+    ? `timed out after ${options.timeoutMs} ms`
+    : error instanceof Error
+      ? error.message
+      : String(error)
+  return new HookCallError(url, `http error: POST ${url}: ${reason}`, { cause: error })
+}
+
+function isCoded(error: unknown): error is { code: string } {
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    typeof (error as { code?: unknown }).code === 'string'
+  )
+}
+
+/**
+ * A 429: with a `Retry-After`, retry then (capped at {@link MAX_HOOK_RETRY_AFTER_MS}, backoff
+ * untouched); without one (or an unusable one), an ordinary failure, so the parent backs off
+ * exponentially instead of being retried in a hot loop.
+ */
+function tooManyRequests(
+  url: string,
+  headers: Record<string, string | string[] | undefined>,
+  options: PostWebhookOptions
+): Error {
+  const header = headers['retry-after']
+  const afterMs = parseHookRetryAfterMs(
+    Array.isArray(header) ? header[0] : header,
+    (options.now ?? Date.now)()
+  )
+  if (afterMs <= 0)
+    return new HookCallError(url, `unsupported status code: 429 without a usable Retry-After`)
+  const capped = Math.min(afterMs, MAX_HOOK_RETRY_AFTER_MS)
+  return new RetryAfterError(`hook ${url} asked to retry after ${capped / 1000} s (429)`, capped)
+}
+
+/**
+ * Reads a body as text, failing as soon as it passes `limit` bytes (checked on the declared
+ * Content-Length first, then while streaming), so an oversized answer never sits in memory whole.
+ */
+async function readLimited(
+  body: AsyncIterable<Buffer> & { destroy(error?: Error): unknown },
+  limit: number
+): Promise<string> {
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of body) {
+    size += chunk.length
+    if (size > limit) {
+      body.destroy()
+      throw new HookCallError('', `response too large: more than ${limit} bytes`)
+    }
+    chunks.push(chunk)
+  }
+  return Buffer.concat(chunks, size).toString('utf8')
 }

@@ -31,6 +31,12 @@ export interface WireHook<Request, Response> {
   decode(body: string, webhook: WebhookSpec): DecodedResponse<Response>
 }
 
+/** Limits applied to every webhook call. */
+export interface WebhookLimits {
+  /** Largest response body accepted (64 MiB). */
+  readonly maxResponseBytes?: number
+}
+
 /** Receives the warnings of a loosely decoded response (unknown or duplicate fields). */
 export type WarningSink = (warnings: readonly string[], hook: HookName, url: string) => void
 
@@ -51,7 +57,8 @@ export function webhookFunction<Request, Response>(
   name: HookName,
   wire: WireHook<Request, Response>,
   onWarnings: WarningSink,
-  agents: Agent[]
+  agents: Agent[],
+  limits: WebhookLimits = {}
 ): HookFunction<Request, Response> {
   // One pooled agent per hook, as upstream keeps one HTTP client per hook per controller.
   const agent = new Agent({ keepAliveTimeout: 30_000 })
@@ -61,6 +68,9 @@ export function webhookFunction<Request, Response>(
       timeoutMs: webhook.timeoutMs,
       signal,
       dispatcher: agent,
+      ...(limits.maxResponseBytes === undefined
+        ? {}
+        : { maxResponseBytes: limits.maxResponseBytes }),
     })
     const decoded = wire.decode(text, webhook)
     if (decoded.warnings.length > 0) onWarnings(decoded.warnings, name, webhook.url)
@@ -114,7 +124,8 @@ interface BuiltWebhooks<Sync> {
 function buildWebhooks<Request, Response>(
   hooks: ControllerHooks,
   wire: (hook: HookSpec, name: 'sync' | 'finalize') => WireHook<Request, Response>,
-  log: Logger | undefined
+  log: Logger | undefined,
+  limits: WebhookLimits
 ): BuiltWebhooks<HookFunction<Request, Response>> {
   const agents: Agent[] = []
   const build = <Req, Res>(
@@ -124,7 +135,7 @@ function buildWebhooks<Request, Response>(
   ): HookFunction<Req, Res> | undefined =>
     hook?.webhook === undefined
       ? undefined
-      : webhookFunction(hook.webhook, name, hookWire(hook), logWarnings(log), agents)
+      : webhookFunction(hook.webhook, name, hookWire(hook), logWarnings(log), agents, limits)
   const sync = build(hooks.sync, 'sync', (hook) => wire(hook, 'sync'))
   const finalize = build(hooks.finalize, 'finalize', (hook) => wire(hook, 'finalize'))
   const customize = build(hooks.customize, 'customize', customizeWire)
@@ -139,11 +150,19 @@ function buildWebhooks<Request, Response>(
 }
 
 /** Builds the hook functions of a CompositeController's enabled webhooks. */
-export function webhookCompositeHooks(spec: CompositeControllerSpec, log?: Logger): CompositeHooks {
-  return buildWebhooks(spec.hooks, compositeWire, log)
+export function webhookCompositeHooks(
+  spec: CompositeControllerSpec,
+  log?: Logger,
+  limits: WebhookLimits = {}
+): CompositeHooks {
+  return buildWebhooks(spec.hooks, compositeWire, log, limits)
 }
 
 /** Builds the hook functions of a DecoratorController's enabled webhooks. */
-export function webhookDecoratorHooks(spec: DecoratorControllerSpec, log?: Logger): DecoratorHooks {
-  return buildWebhooks(spec.hooks, decoratorWire, log)
+export function webhookDecoratorHooks(
+  spec: DecoratorControllerSpec,
+  log?: Logger,
+  limits: WebhookLimits = {}
+): DecoratorHooks {
+  return buildWebhooks(spec.hooks, decoratorWire, log, limits)
 }

@@ -79,6 +79,8 @@ export interface ParentControllerOptions {
   readonly workers?: number
   readonly queueMetrics?: WorkQueueMetrics
   readonly observer?: ControllerLoopObserver
+  /** Workers start once this settles (leader election); caches are kept warm meanwhile. */
+  readonly gate?: Promise<void>
 }
 
 /** Runs one hosted controller: caches, queue, workers, resync. */
@@ -103,6 +105,7 @@ export class ParentController {
       reconcile: (key, context) => options.kind.sync(key, context, this.#caches),
       workers: options.workers ?? 5,
       ...(options.observer === undefined ? {} : { observer: options.observer }),
+      ...(options.gate === undefined ? {} : { gate: options.gate }),
     })
   }
 
