@@ -44,9 +44,12 @@ export const LEADER_ELECTION_DEFAULTS = {
   retryPeriodMs: 2_000,
 } as const
 
+/** The calls leader election makes: a {@link DynamicClient} or a test double. */
+export type LeaseClient = Pick<DynamicClient, 'get' | 'create' | 'update'>
+
 /** Options of {@link LeaderElector}. */
 export interface LeaderElectorOptions {
-  readonly client: DynamicClient
+  readonly client: LeaseClient
   readonly namespace: string
   /** The Lease name (upstream `--leader-election-id`, `metacontroller`). */
   readonly name: string
