@@ -367,11 +367,18 @@ export class Engine {
     await this.removeCompositeController(name)
   }
 
-  /** Stops everything: controllers (letting in-flight syncs finish), informers, discovery. */
-  async stop(): Promise<void> {
+  /**
+   * Stops everything: controllers (letting in-flight syncs finish), informers, discovery.
+   *
+   * @param onWritesStopped - Runs once no write can come any more (syncs done, events flushed)
+   *   and before the slower teardown, e.g. to release a leader-election Lease early.
+   */
+  async stop(onWritesStopped?: () => Promise<void>): Promise<void> {
     await Promise.all(this.#metas.map((meta) => meta.stop()))
     await Promise.all([...this.#inProcess.values()].map((h) => h.stop()))
     this.#inProcess.clear()
+    await this.#recorder.flush()
+    await onWritesStopped?.()
     await this.#context.informers.stopAll()
     this.#context.discovery.stop()
     await this.#recorder.flush()

@@ -113,6 +113,8 @@ export class LeaderElector {
   #leading = false
   #observed: { record: LeaseRecord; resourceVersion: string; at: number } | undefined
   #lastHolder = ''
+  /** Ends the current wait between acquire attempts early; see {@link LeaderElector.nudge}. */
+  #wake: (() => void) | undefined
 
   /** @throws RangeError unless lease duration > renew deadline > retry period > 0. */
   constructor(options: LeaderElectorOptions) {
@@ -123,6 +125,14 @@ export class LeaderElector {
     this.#retryMs = options.retryPeriodMs ?? LEADER_ELECTION_DEFAULTS.retryPeriodMs
     this.#log = options.log ?? silentLogger
     checkDurations(this.#leaseMs, this.#renewDeadlineMs, this.#retryMs)
+  }
+
+  /**
+   * Makes a waiting candidate try again now, e.g. because a watch saw the Lease released, so a
+   * successor does not sit out the rest of its retry period.
+   */
+  nudge(): void {
+    this.#wake?.()
   }
 
   /** Tells whether this candidate leads now. */
@@ -151,7 +161,12 @@ export class LeaderElector {
         if (isAborted(signal)) break
         this.#log.warn('cannot acquire the leader lease; retrying', { lease: this.lease, error })
       }
-      await sleep(jittered(this.#retryMs), signal)
+      const wake = new AbortController()
+      this.#wake = () => {
+        wake.abort()
+      }
+      await sleep(jittered(this.#retryMs), AbortSignal.any([signal, wake.signal]))
+      this.#wake = undefined
     }
     if (isAborted(signal)) return 'stopped'
     this.#leading = true

@@ -245,8 +245,10 @@ describe('deploy manifests', () => {
         topologyKey: string
         labelSelector: { matchLabels: Record<string, string> }
       }[]
-      assert.equal(spread[0].topologyKey, 'kubernetes.io/hostname')
-      assert.deepEqual(spread[0].labelSelector.matchLabels, spec.selector.matchLabels)
+      const [first] = spread
+      assert.ok(first)
+      assert.equal(first.topologyKey, 'kubernetes.io/hostname')
+      assert.deepEqual(first.labelSelector.matchLabels, spec.selector.matchLabels)
       const pdb = find(objects, 'PodDisruptionBudget', 'metacontroller')['spec'] as {
         minAvailable: number
         selector: { matchLabels: Record<string, string> }

@@ -136,6 +136,25 @@ describe('leader election', () => {
     await waitFor(() => child('third'), { timeoutMs: 15_000, description: 'the third child' })
   })
 
+  it('warns when two engines run without leader election against one cluster', async () => {
+    const unelected = ['--leader-election-namespace', ns, '--leader-election-id', `${leaseName}-x`]
+    const first = spawnEngine(plane.kubeconfigPath, unelected)
+    engines.push(first)
+    await first.line('serving controllers', 30_000)
+    const second = spawnEngine(plane.kubeconfigPath, unelected)
+    engines.push(second)
+    const warning = (e: SpawnedEngine): boolean =>
+      e.lines.some(
+        (l) => l['level'] === 'warn' && String(l['msg']).startsWith('another engine is running')
+      )
+    await waitFor(() => warning(first) || warning(second), {
+      timeoutMs: 20_000,
+      description: 'a warning about the other engine',
+    })
+    for (const engine of [first, second]) engine.process.kill('SIGTERM')
+    assert.deepEqual(await Promise.all([first.exited, second.exited]), [0, 0])
+  })
+
   it('stops a leader whose lease is stolen before it writes again', async () => {
     const leader = engines.find(
       (e) => leads(e) && e.process.exitCode === null && e.process.signalCode === null

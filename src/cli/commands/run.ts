@@ -1,7 +1,10 @@
 import { readFile } from 'node:fs/promises'
 import { Command, Option } from 'commander'
 import { Engine } from '../../engine/engine.js'
-import { startEngineLeaderElection } from '../../engine/leader/engine-leader-election.js'
+import {
+  startEngineLeaderElection,
+  startRivalDetection,
+} from '../../engine/leader/engine-leader-election.js'
 import type { EngineLeaderElection } from '../../engine/leader/engine-leader-election.js'
 import { startOpsServer } from '../../engine/ops/ops-server.js'
 import type { ClusterConfig } from '../../kube/cluster-config.js'
@@ -30,6 +33,18 @@ async function leaseNamespace(config: RunConfig): Promise<string> {
       USAGE_EXIT_CODE
     )
   }
+}
+
+/** Without leader election: warn about other engines, when a namespace for the Lease is known. */
+async function startRivals(
+  config: RunConfig,
+  cluster: ClusterConfig,
+  log: Logger
+): Promise<{ stop(): Promise<void> } | undefined> {
+  if (config.leaderElection.enabled) return undefined
+  const namespace = await leaseNamespace(config).catch(() => undefined)
+  if (namespace === undefined) return undefined
+  return startRivalDetection(cluster, { namespace, name: config.leaderElection.id, log })
 }
 
 async function startElection(
@@ -81,6 +96,7 @@ async function serve(config: RunConfig, shutdown: Shutdown, log: Logger): Promis
     workers: config.workers,
     leaderElection: election === undefined ? false : election.identity,
   })
+  const rivals = await startRivals(config, cluster, log)
   const servers: { close(): Promise<void> }[] = []
   let started = false
   let failure: CliError | undefined
@@ -115,8 +131,9 @@ async function serve(config: RunConfig, shutdown: Shutdown, log: Logger): Promis
       reason: typeof outcome === 'object' ? 'leader election lost' : outcome,
     })
   } finally {
-    await engine.stop()
-    await election?.release()
+    // The Lease goes as soon as the last write is done, so the successor starts at once.
+    await engine.stop(() => election?.release() ?? Promise.resolve())
+    await rivals?.stop()
     await Promise.all(servers.map((s) => s.close()))
     log.info('stopped')
   }

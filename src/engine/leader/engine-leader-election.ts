@@ -4,10 +4,13 @@
  *
  * @module
  */
+import type { KubeObject } from '../../core/kube-object.js'
 import type { ClusterConfig } from '../../kube/cluster-config.js'
+import { Informer } from '../../runtime/informer.js'
+import { dynamicListWatcher } from '../../runtime/list-watcher.js'
 import { DynamicClient } from '../../kube/dynamic-client.js'
 import { KubeTransport } from '../../kube/kube-transport.js'
-import { LeaderElector } from '../../runtime/leader-election.js'
+import { LEASE_RESOURCE, LeaderElector, leaseRecord } from '../../runtime/leader-election.js'
 import type { Logger } from '../../runtime/logger.js'
 import type { RuntimeMetrics } from '../../runtime/runtime-metrics.js'
 import type { EngineLeadership } from '../engine.js'
@@ -63,8 +66,9 @@ export function startEngineLeaderElection(
     reportLost = resolve
   })
   metrics?.leadershipCandidate(name)
+  const client = new DynamicClient(transport)
   const elector = new LeaderElector({
-    client: new DynamicClient(transport),
+    client,
     namespace: options.namespace,
     name,
     ...(options.identity === undefined ? {} : { identity: options.identity }),
@@ -83,6 +87,26 @@ export function startEngineLeaderElection(
       metrics?.leadership(name, false)
     },
   })
+  // A watch on the Lease lets a standby take a released Lease at once instead of at its next
+  // retry (up to 2.2 retry periods later).
+  const informer = new Informer(
+    dynamicListWatcher(client, LEASE_RESOURCE, {
+      namespace: options.namespace,
+      fieldSelector: `metadata.name=${name}`,
+    })
+  )
+  const nudgeIfFree = (lease: KubeObject | undefined): void => {
+    if (lease === undefined || leaseRecord(lease).holderIdentity === '') elector.nudge()
+  }
+  informer.subscribe({
+    onUpdate: (_old, lease) => {
+      nudgeIfFree(lease)
+    },
+    onDelete: () => {
+      nudgeIfFree(undefined)
+    },
+  })
+  informer.start()
   const stop = new AbortController()
   const running = elector.run(stop.signal).then(
     (reason) => {
@@ -102,8 +126,81 @@ export function startEngineLeaderElection(
     release: async () => {
       stop.abort()
       await running
+      await informer.stop()
       canWrite = false
       await elector.release()
+      await transport.close()
+    },
+  }
+}
+
+/** Options of {@link startRivalDetection}. */
+export interface RivalDetectionOptions {
+  readonly namespace: string
+  /** The leader-election Lease name (`--leader-election-id`). */
+  readonly name: string
+  readonly log: Logger
+  /** How often the leader-election Lease is read (10 s). */
+  readonly intervalMs?: number
+}
+
+/**
+ * For an engine running without leader election: warns when another engine is detected, either
+ * one without leader election (both announce themselves on the Lease `<name>-without-leader-election`)
+ * or one with it (it renews the Lease `<name>`). This engine never takes the Lease `<name>`, so
+ * it cannot keep replicas that do use leader election from electing a leader.
+ */
+export function startRivalDetection(
+  config: ClusterConfig,
+  options: RivalDetectionOptions
+): { stop(): Promise<void> } {
+  const transport = new KubeTransport(config, {
+    userAgent: 'metacontroller-ts/rival-detection',
+    timeoutMs: 5000,
+  })
+  const client = new DynamicClient(transport)
+  const { log, namespace, name } = options
+  const warned = new Set<string>()
+  const warn = (holder: string, how: string): void => {
+    if (warned.has(holder)) return
+    warned.add(holder)
+    log.warn(
+      `another engine is running against this cluster (${how}); both write every parent: ` +
+        'run every replica with --leader-election',
+      { lease: `${namespace}/${name}`, other: holder }
+    )
+  }
+  const announcer = new LeaderElector({
+    client,
+    namespace,
+    name: `${name}-without-leader-election`,
+    // Its own log lines would read like leader election; only the warning matters here.
+    onNewLeader: (holder) => {
+      if (holder !== announcer.identity) warn(holder, 'also without leader election')
+    },
+  })
+  const stop = new AbortController()
+  const announcing = announcer.run(stop.signal).catch((error: unknown) => {
+    log.debug('cannot announce this engine on a Lease', { error })
+  })
+  const timer = setInterval(() => {
+    client.get(LEASE_RESOURCE, name, { namespace }).then(
+      (lease) => {
+        const record = leaseRecord(lease)
+        const renewed = Date.parse(record.renewTime ?? '')
+        const fresh = Date.now() - renewed < 2 * record.leaseDurationSeconds * 1000
+        if (record.holderIdentity !== '' && fresh) warn(record.holderIdentity, 'it leads the Lease')
+      },
+      () => undefined
+    )
+  }, options.intervalMs ?? 10_000)
+  timer.unref()
+  return {
+    stop: async () => {
+      clearInterval(timer)
+      stop.abort()
+      await announcing
+      await announcer.release()
       await transport.close()
     },
   }
