@@ -103,6 +103,7 @@ try {
 } finally {
   for (const engine of engines) engine.kill()
   await Promise.all(engines.map((e) => e.exited))
+  await plane.client.delete(COMPOSITE_CONTROLLERS, ns).catch(() => undefined)
   await hook.close()
   await plane.stop()
 }

@@ -587,7 +587,7 @@ describe('deploy manifests', () => {
           try {
             lines.push(JSON.parse(line) as Record<string, unknown>)
           } catch {
-            // The one human line ("serving N controllers").
+            // Every line is JSON; a stray one would only be skipped here.
           }
         })
         const probes = await waitFor(

@@ -76,6 +76,7 @@ describe('metactl run', () => {
       { stdio: ['ignore', 'ignore', 'pipe'] }
     )
     const lines: Record<string, unknown>[] = []
+    const notJson: string[] = []
     const exited = new Promise<number | null>((resolve) =>
       proc.once('exit', (code) => {
         resolve(code)
@@ -86,7 +87,7 @@ describe('metactl run', () => {
       try {
         lines.push(JSON.parse(line) as Record<string, unknown>)
       } catch {
-        // The one human line ("serving N controllers").
+        notJson.push(line)
       }
     })
     try {
@@ -143,9 +144,11 @@ describe('metactl run', () => {
         new RegExp(`^workqueue_adds_total\\{name="CompositeController-run-${ns}"\\} \\d+`, 'm')
       )
 
+      assert.ok(lines.some((l) => l['msg'] === 'serving controllers'))
       proc.kill('SIGTERM')
       assert.equal(await exited, 0)
       assert.ok(lines.some((l) => l['msg'] === 'stopped'))
+      assert.deepEqual(notJson, [], 'stderr holds JSON lines only')
     } finally {
       if (proc.exitCode === null) proc.kill('SIGKILL')
     }
