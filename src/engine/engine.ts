@@ -287,7 +287,7 @@ export class Engine {
    * server, not even a bookmark, for `staleAfterMs` (10 min) keeps failing to list or watch.
    * A blocked event loop needs no check here: it cannot answer the probe at all.
    */
-  unhealthy(staleAfterMs = 10 * 60_000): string[] {
+  unhealthy(staleAfterMs: number = 10 * 60_000): string[] {
     return this.#context.informers
       .status()
       .filter((s) => s.synced && (s.lastEventAgeMs ?? 0) > staleAfterMs)

@@ -15,7 +15,7 @@ import { CliError } from '../cli-error.js'
 export const USAGE_EXIT_CODE = 2
 
 /** Default of `--hook-response-size-limit` (64 MiB). */
-export const DEFAULT_HOOK_RESPONSE_LIMIT_BYTES = 64 * 1024 * 1024
+export const DEFAULT_HOOK_RESPONSE_LIMIT_BYTES: number = 64 * 1024 * 1024
 
 /** The raw option values commander hands over. */
 export interface RunOptions {
@@ -199,7 +199,11 @@ export function parseRunFlags(opts: RunOptions): RunConfig {
 }
 
 /** The defaults of the leader-election duration flags, as Go durations. */
-export const LEADER_ELECTION_FLAG_DEFAULTS = {
+export const LEADER_ELECTION_FLAG_DEFAULTS: {
+  readonly leaseDuration: string
+  readonly renewDeadline: string
+  readonly retryPeriod: string
+} = {
   leaseDuration: `${LEADER_ELECTION_DEFAULTS.leaseDurationMs / 1000}s`,
   renewDeadline: `${LEADER_ELECTION_DEFAULTS.renewDeadlineMs / 1000}s`,
   retryPeriod: `${LEADER_ELECTION_DEFAULTS.retryPeriodMs / 1000}s`,

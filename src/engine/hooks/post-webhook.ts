@@ -14,13 +14,13 @@ export interface PostWebhookOptions {
 }
 
 /** Default limit of a hook response body (64 MiB): far above any sane answer, far below OOM. */
-export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024
+export const DEFAULT_MAX_RESPONSE_BYTES: number = 64 * 1024 * 1024
 
 /**
  * Longest `Retry-After` a hook's 429 is honoured for (5 min); longer values are capped, so a
  * hook that answers with a date far ahead cannot park a parent for days.
  */
-export const MAX_HOOK_RETRY_AFTER_MS = 5 * 60_000
+export const MAX_HOOK_RETRY_AFTER_MS: number = 5 * 60_000
 
 /**
  * Parses a `Retry-After` header as upstream does: integer seconds or an HTTP date (seconds until
