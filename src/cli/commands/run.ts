@@ -72,6 +72,40 @@ function startFailure(error: unknown, log: Logger): CliError {
   return new CliError(`cannot start: ${error instanceof Error ? error.message : String(error)}`)
 }
 
+/** Serves /metrics and the probes; pushes each server to `servers` so the caller closes it. */
+async function startOpsServers(
+  config: RunConfig,
+  engine: Engine,
+  started: () => boolean,
+  servers: { close(): Promise<void> }[],
+  log: Logger
+): Promise<void> {
+  const sources = {
+    notReady: (): string[] => (started() ? engine.notReady() : ['engine starting']),
+    notHealthy: (): string[] => engine.unhealthy(),
+  }
+  for (const [what, address] of [
+    ['metrics', config.metricsAddress],
+    ['health probes', config.probeAddress],
+  ] as const) {
+    if (address === undefined) continue
+    let server
+    try {
+      server = await startOpsServer(address, {
+        ...sources,
+        ...(what === 'metrics' ? { metrics: () => engine.metrics.render() } : {}),
+      })
+    } catch (error) {
+      throw new CliError(
+        `cannot serve ${what} on ${address.host}:${address.port}: ` +
+          (error instanceof Error ? error.message : String(error))
+      )
+    }
+    servers.push(server)
+    log.info(`serving ${what}`, { address: `${address.host}:${server.port}` })
+  }
+}
+
 async function serve(config: RunConfig, shutdown: Shutdown, log: Logger): Promise<void> {
   const cluster = await loadClusterConfig({
     ...(config.kubeconfig === undefined ? {} : { kubeconfig: config.kubeconfig }),
@@ -101,22 +135,7 @@ async function serve(config: RunConfig, shutdown: Shutdown, log: Logger): Promis
   let started = false
   let failure: CliError | undefined
   try {
-    const sources = {
-      notReady: (): string[] => (started ? engine.notReady() : ['engine starting']),
-      notHealthy: (): string[] => engine.unhealthy(),
-    }
-    for (const [what, address] of [
-      ['metrics', config.metricsAddress],
-      ['health probes', config.probeAddress],
-    ] as const) {
-      if (address === undefined) continue
-      const server = await startOpsServer(address, {
-        ...sources,
-        ...(what === 'metrics' ? { metrics: () => engine.metrics.render() } : {}),
-      })
-      servers.push(server)
-      log.info(`serving ${what}`, { address: `${address.host}:${server.port}` })
-    }
+    await startOpsServers(config, engine, () => started, servers, log)
     try {
       await engine.start(shutdown.signal)
       started = true
