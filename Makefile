@@ -65,3 +65,4 @@ bench: install controlplane
 	node --expose-gc --import tsx bench/informer-memory.ts 5000 raw
 	node --expose-gc --import tsx bench/informer-memory.ts 5000 strip
 	node --import tsx bench/engine-parents.ts 1000 both
+	node --import tsx bench/leader-takeover.ts 10 both

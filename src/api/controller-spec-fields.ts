@@ -114,11 +114,19 @@ export function optionalBoolean(object: JsonObject, key: string, path: string): 
 /** Reads the `apiVersion` and `resource` of a rule object at `path`. */
 export function resourceRule(value: unknown, path: string): ResourceRule {
   const object = field(value, path)
-  return {
-    apiVersion: requiredString(object, 'apiVersion', path),
-    resource: requiredString(object, 'resource', path),
-  }
+  const apiVersion = requiredString(object, 'apiVersion', path)
+  // A malformed apiVersion can never be served: refusing it here makes it a terminal spec error
+  // instead of an unknown resource that is retried forever.
+  if (!API_VERSION.test(apiVersion))
+    throw new ControllerSpecError(
+      `${path}.apiVersion`,
+      `"${apiVersion}" is not an apiVersion: use version or group/version, e.g. v1 or apps/v1`
+    )
+  return { apiVersion, resource: requiredString(object, 'resource', path) }
 }
+
+/** `version` or `group/version`: a DNS-subdomain group and a DNS-label version. */
+const API_VERSION = /^(?:[a-z0-9](?:[-a-z0-9.]*[a-z0-9])?\/)?[a-z0-9](?:[-a-z0-9]*[a-z0-9])?$/
 
 /** The two parts of a selector object, shape-checked; absent parts are undefined. */
 export interface SelectorParts {

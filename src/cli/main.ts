@@ -43,7 +43,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       },
     })
     .showHelpAfterError('(run with --help for usage)')
-  program.addCommand(runCommand(io))
+  program.addCommand(runCommand())
   program.addCommand(renderCommand(io))
   program.addCommand(
     clusterCommand(io, (code) => {

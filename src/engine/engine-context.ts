@@ -24,6 +24,13 @@ export interface EngineContext {
   readonly cacheFlushIntervalMs: number
   /** Which CompositeControllers this engine serves (`--target-label-selector`). */
   readonly targetSelector: (labels: Readonly<Record<string, string>>) => boolean
+  /**
+   * Settles when this replica leads (leader election); hosted controllers sync their caches at
+   * once but start their workers only then. Undefined: always leading.
+   */
+  readonly leading?: Promise<void>
+  /** Largest hook response body accepted, in bytes. */
+  readonly hookResponseLimitBytes?: number
 }
 
 /** A CompositeController ready to run: from a cluster object, or defined in TypeScript. */

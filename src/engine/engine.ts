@@ -36,6 +36,7 @@ import { DEFAULT_CLIENT_RATE_LIMIT, tokenBucketLimiter } from '../runtime/token-
 import type { ClientRateLimit } from '../runtime/token-bucket-limiter.js'
 import { parseDecoratorControllerSpec } from '../api/decorator-controller-spec.js'
 import { UnknownResourceError } from '../kube/unknown-resource-error.js'
+import { NotLeaderError } from '../runtime/leader-election.js'
 import type { CompositeHooks } from './composite/composite-kind.js'
 import { compositeMetaKind } from './composite/composite-meta-kind.js'
 import { startCompositeController } from './composite/start-composite-controller.js'
@@ -47,6 +48,24 @@ import { EventRecorder } from './events/event-recorder.js'
 import type { HostedController } from './loop/start-hosted-controller.js'
 import { MetaController } from './meta/meta-controller.js'
 import type { MetaKind } from './meta/meta-controller.js'
+
+/** Raised by {@link Engine.start} when the engine cannot start (an unreachable API server). */
+export class EngineStartError extends Error {
+  override readonly name = 'EngineStartError'
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function abortableDelay(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer)
+      signal?.removeEventListener('abort', done)
+      resolve()
+    }
+    const timer = setTimeout(done, ms)
+    signal?.addEventListener('abort', done, { once: true })
+  })
+}
 
 /** Options of {@link Engine}. */
 export interface EngineOptions {
@@ -70,6 +89,21 @@ export interface EngineOptions {
   readonly eventsBurst?: number
   /** Per-object event refill rate in events/s (1/300, upstream `--events-qps`). */
   readonly eventsQps?: number
+  /** Largest hook response body accepted (64 MiB); a larger one fails the sync. */
+  readonly hookResponseLimitBytes?: number
+  /**
+   * Leader election: hosted controllers keep their caches warm but start their workers only once
+   * `leading` settles, and every write (events included) is refused while `canWrite()` is false.
+   */
+  readonly leadership?: EngineLeadership
+}
+
+/** How an engine learns whether its replica leads; see {@link EngineOptions.leadership}. */
+export interface EngineLeadership {
+  /** Settles when this replica starts leading. */
+  readonly leading: Promise<void>
+  /** Whether this replica may write now. */
+  canWrite(): boolean
 }
 
 /** A CompositeController defined in TypeScript: a spec and in-process hook functions. */
@@ -104,11 +138,20 @@ export class Engine {
   constructor(config: ClusterConfig, options: EngineOptions = {}) {
     this.#options = options
     this.metrics = options.metrics ?? new RuntimeMetrics()
+    const leadership = options.leadership
     const limiter = tokenBucketLimiter(options.clientRateLimit ?? DEFAULT_CLIENT_RATE_LIMIT)
     this.transport = new KubeTransport(config, {
       observer: this.metrics.requestObserver(new URL(config.server).host),
       userAgent: 'metacontroller-ts',
       ...(limiter === undefined ? {} : { limiter }),
+      ...(leadership === undefined
+        ? {}
+        : {
+            beforeWrite: (method: string, path: string): void => {
+              if (!leadership.canWrite())
+                throw new NotLeaderError(`${method} ${path} refused: this replica does not lead`)
+            },
+          }),
     })
     const client = new DynamicClient(this.transport)
     const log = options.log ?? silentLogger
@@ -116,6 +159,7 @@ export class Engine {
       log,
       ...(options.eventsBurst === undefined ? {} : { burst: options.eventsBurst }),
       ...(options.eventsQps === undefined ? {} : { qps: options.eventsQps }),
+      ...(leadership === undefined ? {} : { enabled: () => leadership.canWrite() }),
     })
     const target =
       options.targetLabelSelector === undefined || options.targetLabelSelector === ''
@@ -147,6 +191,8 @@ export class Engine {
       workers: options.workers ?? 5,
       cacheFlushIntervalMs: options.cacheFlushIntervalMs ?? 30 * 60_000,
       targetSelector: target,
+      hookResponseLimitBytes: options.hookResponseLimitBytes ?? 64 * 1024 * 1024,
+      ...(leadership === undefined ? {} : { leading: leadership.leading }),
     }
   }
 
@@ -170,38 +216,55 @@ export class Engine {
    * Checks the API server answers, loads discovery, and starts serving CompositeControllers.
    *
    * @remarks
-   * Upstream makes up to 6 attempts 5 s apart to reach the API server before giving up.
+   * Upstream makes up to 6 attempts 5 s apart to reach the API server before giving up, so a
+   * start-up failure is reported within about 55 s. `signal` (shutdown) ends the wait at once.
+   *
+   * @throws EngineStartError when the API server cannot be reached.
    */
-  async start(): Promise<void> {
+  async start(signal?: AbortSignal): Promise<void> {
     if (this.#started) return
     const { discovery, log } = this.#context
     for (let attempt = 1; ; attempt++) {
+      signal?.throwIfAborted()
       try {
-        await this.transport.requestJson({ method: 'GET', path: '/api', timeoutMs: 5000 })
+        await this.transport.requestJson({
+          method: 'GET',
+          path: '/api',
+          timeoutMs: 5000,
+          ...(signal === undefined ? {} : { signal }),
+        })
         break
       } catch (error) {
+        signal?.throwIfAborted()
         if (attempt >= 6)
-          throw new Error(`cannot reach the API server at ${this.transport.config.server}`, {
-            cause: error,
-          })
+          throw new EngineStartError(
+            `cannot reach the API server at ${this.transport.config.server} after ${attempt} ` +
+              `attempts: ${error instanceof Error ? error.message : String(error)}`,
+            { cause: error }
+          )
         log.warn('API server not reachable yet', { attempt, error })
-        await new Promise((resolve) => setTimeout(resolve, 5000))
+        await abortableDelay(5000, signal)
       }
     }
-    await discovery.refresh()
+    await discovery.refresh(signal)
     discovery.start()
     this.#started = true
-    if (this.#options.watchCompositeControllers !== false) await this.#startMeta(compositeMetaKind)
-    if (this.#options.watchDecoratorControllers !== false) await this.#startMeta(decoratorMetaKind)
+    if (this.#options.watchCompositeControllers !== false)
+      await this.#startMeta(compositeMetaKind, signal)
+    if (this.#options.watchDecoratorControllers !== false)
+      await this.#startMeta(decoratorMetaKind, signal)
     log.info('engine started', { server: this.transport.config.server })
   }
 
   /** Starts serving one kind of controller object, when its CRD is installed. */
-  async #startMeta<Definition>(kind: MetaKind<Definition>): Promise<void> {
+  async #startMeta<Definition>(
+    kind: MetaKind<Definition>,
+    signal: AbortSignal | undefined
+  ): Promise<void> {
     const { group, version, resource } = kind.resource
     const apiVersion = `${group}/${version}`
     try {
-      await this.#context.discovery.resolveResource(apiVersion, resource)
+      await this.#context.discovery.resolveResource(apiVersion, resource, signal)
     } catch (error) {
       if (!(error instanceof UnknownResourceError)) throw error
       // Without the CRD there is nothing to watch; a list would fail until it appears.
@@ -212,8 +275,32 @@ export class Engine {
       return
     }
     const meta = new MetaController(this.#context, kind)
-    await meta.start()
+    // Pushed first, so a stop() during the first list still stops this meta level.
     this.#metas.push(meta)
+    await meta.start(signal)
+  }
+
+  /** Why the engine is not ready (`/readyz`): caches not synced yet; empty when ready. */
+  notReady(): string[] {
+    return this.#context.informers
+      .status()
+      .filter((s) => !s.synced)
+      .map((s) => `${s.description} not synced`)
+  }
+
+  /**
+   * Why the engine is not alive (`/healthz`): a synced cache that heard nothing from the API
+   * server, not even a bookmark, for `staleAfterMs` (10 min) keeps failing to list or watch.
+   * A blocked event loop needs no check here: it cannot answer the probe at all.
+   */
+  unhealthy(staleAfterMs: number = 10 * 60_000): string[] {
+    return this.#context.informers
+      .status()
+      .filter((s) => s.synced && (s.lastEventAgeMs ?? 0) > staleAfterMs)
+      .map(
+        (s) =>
+          `${s.description}: no list or watch event for ${Math.round((s.lastEventAgeMs ?? 0) / 1000)} s`
+      )
   }
 
   /** Names of the running hosted controllers (cluster objects and in-process ones). */
@@ -286,11 +373,18 @@ export class Engine {
     await this.removeCompositeController(name)
   }
 
-  /** Stops everything: controllers (letting in-flight syncs finish), informers, discovery. */
-  async stop(): Promise<void> {
+  /**
+   * Stops everything: controllers (letting in-flight syncs finish), informers, discovery.
+   *
+   * @param onWritesStopped - Runs once no write can come any more (syncs done, events flushed)
+   *   and before the slower teardown, e.g. to release a leader-election Lease early.
+   */
+  async stop(onWritesStopped?: () => Promise<void>): Promise<void> {
     await Promise.all(this.#metas.map((meta) => meta.stop()))
     await Promise.all([...this.#inProcess.values()].map((h) => h.stop()))
     this.#inProcess.clear()
+    await this.#recorder.flush()
+    await onWritesStopped?.()
     await this.#context.informers.stopAll()
     this.#context.discovery.stop()
     await this.#recorder.flush()

@@ -81,6 +81,11 @@ export interface KubeTransportOptions {
   readonly random?: () => number
   /** Headers sent with every request, e.g. `Impersonate-User`. */
   readonly headers?: Readonly<Record<string, string>>
+  /**
+   * Called before every attempt of a request that is not a GET; throwing refuses the request.
+   * Leader election uses it so that a replica that does not lead cannot write.
+   */
+  readonly beforeWrite?: (method: string, path: string) => void
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000
@@ -113,6 +118,7 @@ export class KubeTransport {
   readonly #observer: RequestObserver | undefined
   readonly #userAgent: string
   readonly #headers: Readonly<Record<string, string>>
+  readonly #beforeWrite: ((method: string, path: string) => void) | undefined
   readonly #random: () => number
   #connections = 0
   #agent: Agent
@@ -131,6 +137,7 @@ export class KubeTransport {
     this.#observer = options.observer
     this.#userAgent = options.userAgent ?? 'metacontroller-ts'
     this.#headers = options.headers ?? {}
+    this.#beforeWrite = options.beforeWrite
     this.#random = options.random ?? Math.random
     this.#agentCert = config.clientCertPem
     this.#agent = this.#createAgent(config.clientCertPem, config.clientKeyPem)
@@ -200,6 +207,8 @@ export class KubeTransport {
     let reauthenticated = false
     for (let attempt = 0; ; attempt++) {
       const throttledMs = (await this.#limiter?.take(req.signal)) ?? 0
+      // Checked after the limiter's wait, so a write queued before leadership ended is refused.
+      if (req.method !== 'GET') this.#beforeWrite?.(req.method, req.path)
       const started = Date.now()
       const credential = await this.#credentials.current(req.signal)
       const headers: Record<string, string> = {

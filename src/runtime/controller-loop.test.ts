@@ -447,3 +447,46 @@ describe('ControllerLoop', () => {
     await loop.stop()
   })
 })
+
+describe('ControllerLoop gate', () => {
+  it('takes no key before the gate opens, then processes what queued meanwhile', async () => {
+    const gate = new Gate()
+    const seen: string[] = []
+    const queue = new WorkQueue({ name: 'gated', clock: new FakeClock() })
+    const loop = new ControllerLoop({
+      queue,
+      workers: 2,
+      gate: gate.promise,
+      reconcile: (key) => {
+        seen.push(key)
+        return Promise.resolve(Action.awaitChange())
+      },
+    })
+    loop.start()
+    queue.add('a')
+    queue.add('b')
+    await settleMany()
+    assert.deepEqual(seen, [])
+    gate.open()
+    await until(() => seen.length === 2, 'both keys are processed')
+    assert.deepEqual(seen.sort(), ['a', 'b'])
+    await loop.stop()
+  })
+
+  it('stops promptly while its gate is still closed', async () => {
+    const queue = new WorkQueue({ name: 'gated', clock: new FakeClock() })
+    let calls = 0
+    const loop = new ControllerLoop({
+      queue,
+      gate: new Promise(() => undefined),
+      reconcile: () => {
+        calls++
+        return Promise.resolve(Action.awaitChange())
+      },
+    })
+    loop.start()
+    queue.add('a')
+    await loop.stop(0)
+    assert.equal(calls, 0)
+  })
+})

@@ -88,12 +88,18 @@ export interface ControllerLoopOptions {
   /** Aborts a reconcile that runs longer than this (5 min). */
   readonly reconcileTimeoutMs?: number
   readonly observer?: ControllerLoopObserver
+  /**
+   * Workers take no key before this settles (e.g. until this replica leads); keys queued meanwhile
+   * wait in the queue.
+   */
+  readonly gate?: Promise<void>
 }
 
 /** Runs workers over a work queue until stopped. */
 export class ControllerLoop {
   readonly #options: ControllerLoopOptions
   readonly #stop = new AbortController()
+  readonly #stopping = new AbortController()
   #workers: Promise<void>[] = []
 
   constructor(options: ControllerLoopOptions) {
@@ -112,6 +118,7 @@ export class ControllerLoop {
    * and resolves once every worker has returned.
    */
   async stop(graceMs = 10_000): Promise<void> {
+    this.#stopping.abort(new Error('controller stopping'))
     const drained = this.#options.queue.shutDownWithDrain(graceMs)
     const finished = await drained
     if (!finished) this.#stop.abort(new Error('controller stopping'))
@@ -120,7 +127,8 @@ export class ControllerLoop {
   }
 
   async #work(): Promise<void> {
-    const { queue } = this.#options
+    const { queue, gate } = this.#options
+    if (gate !== undefined && !(await opened(gate, this.#stopping.signal))) return
     for (;;) {
       let key: string | undefined
       try {
@@ -179,4 +187,25 @@ export class ControllerLoop {
       // Observers are for logs and metrics; one that throws must not stop a worker.
     }
   }
+}
+
+/** Waits for `gate`; false when `signal` aborts first or the gate rejects. */
+function opened(gate: Promise<void>, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false)
+  return new Promise((resolve) => {
+    const onAbort = (): void => {
+      resolve(false)
+    }
+    signal.addEventListener('abort', onAbort, { once: true })
+    gate.then(
+      () => {
+        signal.removeEventListener('abort', onAbort)
+        resolve(!signal.aborted)
+      },
+      () => {
+        signal.removeEventListener('abort', onAbort)
+        resolve(false)
+      }
+    )
+  })
 }

@@ -556,6 +556,20 @@ describe('Informer', () => {
       await informer.stop()
     })
 
+    it('relists at once on a 410 that follows another kind of failure (an API server restart)', async () => {
+      const context = setup()
+      const { clock, source, informer, seen } = context
+      source.watchFailures.push(goneError(), new Error('connection reset'), goneError())
+      informer.start()
+      await until(() => seen.delays.length === 1, 'the dropped connection backs off')
+      assert.equal(informer.relists, 2, 'the first 410 relisted at once')
+      clock.advance(seen.delays[0] ?? 0)
+      await until(() => source.watches.length === 1, 'a watch opens after the second 410')
+      assert.equal(informer.relists, 3, 'the second 410 relisted at once too')
+      assert.equal(seen.delays.length, 1, 'no 410 backoff: the 410s were not in a row')
+      await informer.stop()
+    })
+
     it('restarts the list from the first page when a continue token expires', async () => {
       const context = setup({ pageSize: 2 })
       const { source, informer, log, seen } = context

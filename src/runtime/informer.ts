@@ -9,9 +9,10 @@
  * - On 410 Gone (HTTP or an in-stream `ERROR`), the informer relists and emits exactly the
  *   difference against its cache: adds for new objects, `update(old, new)` for objects whose
  *   resourceVersion changed, deletes (with the last known object) for objects that vanished.
- *   Nothing unchanged is emitted again. The first 410 relists at once; a 410 that follows a
- *   relist before any watch event waits for the backoff first, so a server that keeps answering
- *   410 is not hammered. An expired continue token restarts the list from its first page (three
+ *   Nothing unchanged is emitted again. A 410 relists at once unless it directly follows another
+ *   410 (a relist, then a watch answered 410 again before any event or other failure): only 410s
+ *   in a row wait for the backoff, so a server that keeps answering 410 is not hammered, and a
+ *   quiet informer is not held back after an API server restart. An expired continue token restarts the list from its first page (three
  *   times at most, then the list counts as failed).
  * - Handlers see a list as one batch: the cache holds the whole list before the first handler
  *   of that list runs, so no reader ever sees half of a relist.
@@ -155,7 +156,7 @@ export class Informer<T extends KubeObject = KubeObject> {
   #resourceVersion: string | undefined
   /** Consecutive failures, the backoff attempt; reset by a watch event. */
   #failures = 0
-  /** 410s since the last watch event. */
+  /** 410s in a row: reset by a watch event and by any watch that ended otherwise. */
   #gones = 0
 
   /** Creates a stopped informer over `source`; throws a RangeError for invalid options. */
@@ -289,6 +290,9 @@ export class Informer<T extends KubeObject = KubeObject> {
           listing = false
         }
         const outcome = await this.#watch(this.#resourceVersion, signal)
+        // Only a 410 that directly follows a 410 waits: one after a watch that ended any other
+        // way (a timeout, a dropped connection of a restarting API server) relists at once.
+        if (outcome.kind !== 'gone') this.#gones = 0
         switch (outcome.kind) {
           case 'ended':
             break
@@ -316,6 +320,7 @@ export class Informer<T extends KubeObject = KubeObject> {
           await this.#onGone(error, signal)
           continue
         }
+        this.#gones = 0
         const delayMs = this.#backoffMs()
         this.#notify((observer) => observer.onError?.(this.description, error, delayMs))
         this.#restarted('error')

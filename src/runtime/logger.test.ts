@@ -164,3 +164,15 @@ describe('silentLogger', () => {
     })
   })
 })
+
+describe('createLogger error stacks', () => {
+  it('logs an error stack only at debug level', () => {
+    const lines: string[] = []
+    const error = new Error('boom')
+    createLogger({ level: 'info', write: (l) => lines.push(l) }).error('failed', { error })
+    createLogger({ level: 'debug', write: (l) => lines.push(l) }).error('failed', { error })
+    const [info, debug] = lines.map((l) => JSON.parse(l) as { error: { stack?: string } })
+    assert.equal(info?.error.stack, undefined)
+    assert.match(debug?.error.stack ?? '', /^Error: boom\n\s+at /)
+  })
+})

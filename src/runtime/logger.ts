@@ -35,10 +35,12 @@ export interface LoggerOptions {
   readonly now?: () => Date
 }
 
-function render(value: unknown): unknown {
+/** An error as log fields: name and message, its stack only at debug level, and its cause. */
+function render(value: unknown, withStack: boolean): unknown {
   if (value instanceof Error) {
-    const cause = value.cause === undefined ? {} : { cause: render(value.cause) }
-    return { name: value.name, message: value.message, ...cause }
+    const cause = value.cause === undefined ? {} : { cause: render(value.cause, withStack) }
+    const stack = withStack && value.stack !== undefined ? { stack: value.stack } : {}
+    return { name: value.name, message: value.message, ...stack, ...cause }
   }
   return value
 }
@@ -56,7 +58,8 @@ export function createLogger(options: LoggerOptions = {}, base: LogFields = {}):
   const emit = (level: LogLevel, message: string, fields: LogFields = {}): void => {
     if (SEVERITY[level] < threshold) return
     const all: Record<string, unknown> = {}
-    for (const [key, value] of Object.entries({ ...base, ...fields })) all[key] = render(value)
+    for (const [key, value] of Object.entries({ ...base, ...fields }))
+      all[key] = render(value, threshold <= SEVERITY.debug)
     if (format === 'json') {
       write(JSON.stringify({ time: now().toISOString(), level, msg: message, ...all }))
       return

@@ -37,6 +37,8 @@ export class RuntimeMetrics {
   readonly #relists: Counter<'resource' | 'reason'>
   readonly #watchRestarts: Counter<'resource' | 'reason'>
   readonly #informerErrors: Counter<'resource'>
+  readonly #leaderStatus: Gauge<'name'>
+  readonly #leaderChanges: Counter<'name' | 'change'>
 
   constructor(registry: Registry = new Registry()) {
     this.registry = registry
@@ -112,6 +114,19 @@ export class RuntimeMetrics {
       labelNames: ['resource'],
       registers,
     })
+    // The name client-go's leader-election metrics provider uses, so existing dashboards work.
+    this.#leaderStatus = new Gauge({
+      name: 'leader_election_master_status',
+      help: '1 while this replica leads the named lease, 0 otherwise.',
+      labelNames: ['name'],
+      registers,
+    })
+    this.#leaderChanges = new Counter({
+      name: 'leader_election_changes_total',
+      help: 'Leadership changes of this replica, by lease and change (started, stopped).',
+      labelNames: ['name', 'change'],
+      registers,
+    })
   }
 
   /** Returns the observer to pass to a {@link KubeTransport} for the cluster at `host`. */
@@ -167,6 +182,17 @@ export class RuntimeMetrics {
         next?.onHandlerError?.(resource, error)
       },
     }
+  }
+
+  /** Records that this replica started (`true`) or stopped (`false`) leading the lease `name`. */
+  leadership(name: string, leading: boolean): void {
+    this.#leaderStatus.set({ name }, leading ? 1 : 0)
+    this.#leaderChanges.inc({ name, change: leading ? 'started' : 'stopped' })
+  }
+
+  /** Marks the lease `name` as not led by this replica, before any election result. */
+  leadershipCandidate(name: string): void {
+    this.#leaderStatus.set({ name }, 0)
   }
 
   /** Sums the API requests made so far: all of them, and the writes (everything but GET). */

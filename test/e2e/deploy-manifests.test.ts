@@ -61,6 +61,11 @@ const DEPLOYMENT_ARGS = [
   '--cache-flush-interval=30m',
   '--metrics-address=:9999',
   '--health-probe-bind-address=:8081',
+  '--leader-election',
+  '--leader-election-id=metacontroller',
+  '--leader-election-lease-duration=15s',
+  '--leader-election-renew-deadline=10s',
+  '--leader-election-retry-period=2s',
 ]
 
 interface Result {
@@ -201,12 +206,19 @@ describe('deploy manifests', () => {
         'CustomResourceDefinition/decoratorcontrollers.metacontroller.k8s.io',
         'Deployment/metacontroller',
         'Namespace/metacontroller',
+        'PodDisruptionBudget/metacontroller',
+        'Role/metacontroller-ts:leader-election',
+        'RoleBinding/metacontroller-ts:leader-election',
         'Service/metacontroller-metrics',
         'ServiceAccount/metacontroller',
       ])
       for (const object of objects) {
         assert.equal(object.metadata.labels?.['app.kubernetes.io/name'], 'metacontroller-ts')
-        if (['Deployment', 'Service', 'ServiceAccount'].includes(object.kind))
+        if (
+          ['Deployment', 'Service', 'ServiceAccount', 'PodDisruptionBudget', 'Role'].includes(
+            object.kind
+          )
+        )
           assert.equal(object.metadata.namespace, NAMESPACE)
       }
       // The CRDs are deploy/crds unchanged (apart from the common label).
@@ -222,10 +234,30 @@ describe('deploy manifests', () => {
       }
     })
 
-    it('runs one engine (Recreate) with the documented image, args, probes and hardening', () => {
+    it('runs two engines with leader election, RollingUpdate, spread and a PDB, hardened', () => {
       const spec = deploymentSpec(find(objects, 'Deployment', 'metacontroller'))
-      assert.equal(spec.replicas, 1)
-      assert.equal(spec.strategy?.type, 'Recreate')
+      assert.equal(spec.replicas, 2)
+      assert.deepEqual(spec.strategy, {
+        type: 'RollingUpdate',
+        rollingUpdate: { maxSurge: 1, maxUnavailable: 0 },
+      })
+      const spread = spec.template.spec['topologySpreadConstraints'] as {
+        topologyKey: string
+        labelSelector: { matchLabels: Record<string, string> }
+      }[]
+      const [first] = spread
+      assert.ok(first)
+      assert.equal(first.topologyKey, 'kubernetes.io/hostname')
+      assert.deepEqual(first.labelSelector.matchLabels, spec.selector.matchLabels)
+      const pdb = find(objects, 'PodDisruptionBudget', 'metacontroller')['spec'] as {
+        minAvailable: number
+        selector: { matchLabels: Record<string, string> }
+      }
+      assert.equal(pdb.minAvailable, 1)
+      assert.deepEqual(pdb.selector.matchLabels, spec.selector.matchLabels)
+      const lease = rulesOf(find(objects, 'Role', 'metacontroller-ts:leader-election'))
+      assert.deepEqual(lease[0]?.resources, ['leases'])
+      assert.ok(lease.some((r) => r.verbs.includes('update')))
       const pod = spec.template.spec
       assert.equal(pod['serviceAccountName'], 'metacontroller')
       assert.deepEqual(pod['securityContext'], {
@@ -460,6 +492,25 @@ describe('deploy manifests', () => {
           })
           cleanup.push(() => plane.client.delete(rbacRef('clusterrolebindings'), name))
         }
+        // The shipped leader-election Role, in the namespace the engine runs in.
+        const roleRef = (resource: string): ResourceRef => ({
+          ...rbacRef(resource),
+          namespaced: true,
+        })
+        const leaseRole = `${prefix}:leader-election`
+        await plane.client.create(roleRef('roles'), {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'Role',
+          metadata: { name: leaseRole, namespace: ns },
+          rules: rulesOf(find(objects, 'Role', 'metacontroller-ts:leader-election')),
+        })
+        await plane.client.create(roleRef('rolebindings'), {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'RoleBinding',
+          metadata: { name: leaseRole, namespace: ns },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: leaseRole },
+          subjects: [subject],
+        })
         const as = `--as=system:serviceaccount:${ns}:metacontroller`
         const canI = async (...args: string[]): Promise<string> =>
           (
@@ -525,6 +576,8 @@ describe('deploy manifests', () => {
             '--kubeconfig',
             saKubeconfig,
             `--target-label-selector=deploy-test=${id}`,
+            // In a Pod the namespace comes from the ServiceAccount mount.
+            `--leader-election-namespace=${ns}`,
           ],
           { stdio: ['ignore', 'ignore', 'pipe'] }
         )
@@ -534,7 +587,7 @@ describe('deploy manifests', () => {
           try {
             lines.push(JSON.parse(line) as Record<string, unknown>)
           } catch {
-            // The one human line ("serving N controllers").
+            // Every line is JSON; a stray one would only be skipped here.
           }
         })
         const probes = await waitFor(
@@ -546,6 +599,10 @@ describe('deploy manifests', () => {
         await waitFor(() => lines.some((l) => l['msg'] === 'engine started'), {
           timeoutMs: 30_000,
           description: 'the engine to start as the ServiceAccount',
+        })
+        await waitFor(() => lines.some((l) => l['msg'] === 'Successfully acquired lease'), {
+          timeoutMs: 30_000,
+          description: 'the engine to lead with the shipped leader-election Role',
         })
 
         await plane.client.create(CCS, {
@@ -655,10 +712,13 @@ describe('deploy manifests', () => {
           'CustomResourceDefinition/controllerrevisions.metacontroller.k8s.io',
           'CustomResourceDefinition/decoratorcontrollers.metacontroller.k8s.io',
           'Deployment/metacontroller-ts',
+          'PodDisruptionBudget/metacontroller-ts',
+          'Role/metacontroller-ts:leader-election',
+          'RoleBinding/metacontroller-ts:leader-election',
           'Service/metacontroller-ts-metrics',
           'ServiceAccount/metacontroller-ts',
         ])
-        // crds/ is a link to deploy/crds: the same CRDs, no copy, and no kustomization.yaml.
+        // crds/ holds real copies of deploy/crds (a link would be dropped by npm pack).
         for (const crd of objects.filter((o) => o.kind === 'CustomResourceDefinition')) {
           assert.deepEqual(crd['spec'], find(kustomized, crd.kind, crd.metadata.name ?? '')['spec'])
         }
@@ -675,8 +735,8 @@ describe('deploy manifests', () => {
         }
         const helmSpec = deploymentSpec(find(objects, 'Deployment', 'metacontroller-ts'))
         const kustomizeSpec = deploymentSpec(find(kustomized, 'Deployment', 'metacontroller'))
-        assert.equal(helmSpec.replicas, 1)
-        assert.equal(helmSpec.strategy?.type, 'Recreate')
+        assert.equal(helmSpec.replicas, 2)
+        assert.deepEqual(helmSpec.strategy, kustomizeSpec.strategy)
         const [helmPod, kustomizePod] = [helmSpec.template.spec, kustomizeSpec.template.spec]
         for (const field of ['securityContext', 'volumes', 'enableServiceLinks'])
           assert.deepEqual(helmPod[field], kustomizePod[field], field)
@@ -730,6 +790,17 @@ describe('deploy manifests', () => {
             '--health-probe-bind-address=:8081',
           ],
           serviceAccount: { create: false, name: 'existing-sa' },
+          replicas: 3,
+          leaderElection: {
+            enabled: true,
+            id: 'custom',
+            leaseDuration: '20s',
+            renewDeadline: '15s',
+            retryPeriod: '3s',
+          },
+          extraArgs: ['--workers=10'],
+          env: [{ name: 'NODE_OPTIONS', value: '--max-old-space-size=400' }],
+          podDisruptionBudget: { enabled: true, minAvailable: 2 },
           rbac: { extraRules, podServiceExample: true },
           metrics: { service: { enabled: false } },
           podAnnotations: { 'example.com/a': 'b' },
@@ -762,7 +833,22 @@ describe('deploy manifests', () => {
         'ClusterRoleBinding/metacontroller-ts:controllers',
         'ClusterRoleBinding/metacontroller-ts:engine',
         'Deployment/metacontroller-ts',
+        'PodDisruptionBudget/metacontroller-ts',
+        'Role/metacontroller-ts:leader-election',
+        'RoleBinding/metacontroller-ts:leader-election',
       ])
+      assert.equal(
+        (
+          find(objects, 'PodDisruptionBudget', 'metacontroller-ts')['spec'] as {
+            minAvailable: number
+          }
+        ).minAvailable,
+        2
+      )
+      assert.deepEqual(
+        find(objects, 'RoleBinding', 'metacontroller-ts:leader-election')['subjects'],
+        [{ kind: 'ServiceAccount', name: 'existing-sa', namespace: NAMESPACE }]
+      )
       const aggregated = 'metacontroller-ts.dev/aggregate-to-controllers'
       const extra = find(objects, 'ClusterRole', 'metacontroller-ts:extra-rules')
       assert.equal(extra.metadata.labels?.[aggregated], 'true')
@@ -787,6 +873,7 @@ describe('deploy manifests', () => {
       assert.equal((pod['tolerations'] as unknown[]).length, 1)
       assert.ok(pod['affinity'])
       assert.equal(spec.template.metadata.labels['team'], 'platform')
+      assert.equal(spec.replicas, 3)
       const [container] = pod.containers
       assert.equal(container?.image, 'registry.example/engine:dev')
       assert.deepEqual(container.args, [
@@ -794,8 +881,57 @@ describe('deploy manifests', () => {
         '--zap-log-level=debug',
         '--metrics-address=:9999',
         '--health-probe-bind-address=:8081',
+        '--leader-election',
+        '--leader-election-id=custom',
+        '--leader-election-lease-duration=20s',
+        '--leader-election-renew-deadline=15s',
+        '--leader-election-retry-period=3s',
+        '--workers=10',
+      ])
+      assert.deepEqual(container['env'], [
+        { name: 'NODE_OPTIONS', value: '--max-old-space-size=400' },
       ])
       await dryRun(objects, yaml)
+    })
+
+    it(
+      'moves every namespaced object with namespaceOverride and renders a ServiceMonitor on request',
+      { skip: HELM_SKIP },
+      async () => {
+        const objects = parseManifests(
+          await template('--set', 'namespaceOverride=ops', '--set', 'serviceMonitor.enabled=true'),
+          'helm template --set namespaceOverride'
+        )
+        const namespaced = objects.filter((o) => o.metadata.namespace !== undefined)
+        assert.ok(namespaced.length >= 6)
+        for (const object of namespaced) assert.equal(object.metadata.namespace, 'ops', object.kind)
+        const monitor = find(objects, 'ServiceMonitor', 'metacontroller-ts')
+        assert.deepEqual(
+          (monitor['spec'] as { endpoints: { port: string }[] }).endpoints.map((e) => e.port),
+          ['metrics']
+        )
+      }
+    )
+
+    it('refuses several replicas without leader election', { skip: HELM_SKIP }, async () => {
+      const result = await sh(
+        HELM,
+        ['template', 'x', CHART, '--set', 'leaderElection.enabled=false'],
+        {
+          env: helmEnv,
+        }
+      )
+      assert.notEqual(result.code, 0)
+      assert.match(result.stderr, /replicas > 1 needs leaderElection.enabled/)
+    })
+
+    it('ships real CRD files equal to deploy/crds', () => {
+      for (const name of ['compositecontrollers', 'decoratorcontrollers', 'controllerrevisions'])
+        assert.equal(
+          readFileSync(`${CHART}/crds/${name}.yaml`, 'utf8'),
+          readFileSync(`deploy/crds/${name}.yaml`, 'utf8'),
+          name
+        )
     })
   })
 

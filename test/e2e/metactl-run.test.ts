@@ -103,6 +103,7 @@ describe('metactl run', () => {
       { stdio: ['ignore', 'ignore', 'pipe'] }
     )
     const lines: Record<string, unknown>[] = []
+    const notJson: string[] = []
     const exited = new Promise<number | null>((resolve) =>
       proc.once('exit', (code) => {
         resolve(code)
@@ -113,7 +114,7 @@ describe('metactl run', () => {
       try {
         lines.push(JSON.parse(line) as Record<string, unknown>)
       } catch {
-        // The one human line ("serving N controllers").
+        notJson.push(line)
       }
     })
     try {
@@ -196,9 +197,11 @@ describe('metactl run', () => {
       assert.match(cpuText, /Type: wall/)
       assert.match(cpuText, /Duration: [\d.]+s, Total samples = [\d.]+\w*s? /)
 
+      assert.ok(lines.some((l) => l['msg'] === 'serving controllers'))
       proc.kill('SIGTERM')
       assert.equal(await exited, 0)
       assert.ok(lines.some((l) => l['msg'] === 'stopped'))
+      assert.deepEqual(notJson, [], 'stderr holds JSON lines only')
     } finally {
       if (proc.exitCode === null) proc.kill('SIGKILL')
     }

@@ -6,8 +6,6 @@ import { dirname, join, relative, resolve } from 'node:path'
 import { describe, it } from 'node:test'
 import { runCommand } from '../../src/cli/commands/run.js'
 
-const silent = { out: (): void => undefined, err: (): void => undefined }
-
 function markdownFiles(): string[] {
   const docs = readdirSync('docs')
     .filter((f) => f.endsWith('.md'))
@@ -18,7 +16,7 @@ function markdownFiles(): string[] {
 describe('docs', () => {
   it('docs/deploy.md gives the defaults metactl run --help shows', () => {
     const table = readFileSync('docs/deploy.md', 'utf8')
-    const command = runCommand(silent)
+    const command = runCommand()
     const checked: string[] = []
     for (const option of command.options) {
       const row = table

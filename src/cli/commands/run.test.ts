@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { CliError } from '../cli-error.js'
-import { parseEventsQps } from './run.js'
+import { parseEventsQps } from './run-flags.js'
 
 describe('parseEventsQps', () => {
   it('reads numbers and fractions such as the default 1/300', () => {

@@ -1,164 +1,186 @@
+import { readFile } from 'node:fs/promises'
 import { Command, Option } from 'commander'
-import { parseGoDuration } from '../../core/go-duration.js'
 import { Engine } from '../../engine/engine.js'
-import { parseListenAddress, startOpsServer } from '../../engine/ops/ops-server.js'
+import {
+  startEngineLeaderElection,
+  startRivalDetection,
+} from '../../engine/leader/engine-leader-election.js'
+import type { EngineLeaderElection } from '../../engine/leader/engine-leader-election.js'
+import { startOpsServer } from '../../engine/ops/ops-server.js'
+import type { ClusterConfig } from '../../kube/cluster-config.js'
+import { loadClusterConfig, SERVICE_ACCOUNT_DIR } from '../../kube/load-cluster-config.js'
 import { createLogger } from '../../runtime/logger.js'
-import type { LogFormat, LogLevel } from '../../runtime/logger.js'
+import { RuntimeMetrics } from '../../runtime/runtime-metrics.js'
+import type { Logger } from '../../runtime/logger.js'
 import { CliError } from '../cli-error.js'
-import type { CliIo } from '../cli-io.js'
 import { startPprofServer } from '../pprof-server.js'
+import {
+  DEFAULT_HOOK_RESPONSE_LIMIT_BYTES,
+  LEADER_ELECTION_FLAG_DEFAULTS,
+  parseRunFlags,
+  USAGE_EXIT_CODE,
+} from './run-flags.js'
+import type { RunConfig, RunOptions } from './run-flags.js'
+import { watchShutdown } from './shutdown-signals.js'
+import type { Shutdown } from './shutdown-signals.js'
 
-interface RunOptions {
-  kubeconfig?: string
-  context?: string
-  workers: string
-  discoveryInterval: string
-  cacheFlushInterval: string
-  clientGoQps: string
-  clientGoBurst: string
-  targetLabelSelector: string
-  metricsAddress: string
-  healthProbeBindAddress: string
-  zapLogLevel: string
-  zapEncoder: string
-  eventsQps: string
-  eventsBurst: string
-  pprofAddress: string
-}
-
-/**
- * Reads `--events-qps`: a number, or a fraction such as upstream's default `1/300`.
- *
- * @throws {@link CliError} for anything else, or a value that is not positive.
- */
-export function parseEventsQps(text: string): number {
-  const fraction = /^\s*([0-9.]+)\s*\/\s*([0-9.]+)\s*$/.exec(text)
-  const value = fraction === null ? Number(text) : Number(fraction[1]) / Number(fraction[2])
-  if (!Number.isFinite(value) || value <= 0) {
-    throw new CliError(`--events-qps must be a positive number such as 0.5 or 1/300, got "${text}"`)
-  }
-  return value
-}
-
-function duration(flag: string, text: string): number {
-  const ms = parseGoDuration(text)
-  if (ms === undefined || ms <= 0)
-    throw new CliError(`--${flag} must be a duration such as 30s or 5m, got "${text}"`)
-  return ms
-}
-
-function positiveNumber(flag: string, text: string, integer: boolean): number {
-  const value = Number(text)
-  if (!Number.isFinite(value) || value < 0 || (integer && !Number.isInteger(value))) {
+async function leaseNamespace(config: RunConfig): Promise<string> {
+  if (config.leaderElection.namespace !== '') return config.leaderElection.namespace
+  try {
+    return (await readFile(`${SERVICE_ACCOUNT_DIR}/namespace`, 'utf8')).trim()
+  } catch {
     throw new CliError(
-      `--${flag} must be a ${integer ? 'non-negative integer' : 'non-negative number'}, got "${text}"`
+      '--leader-election-namespace is required when running outside a cluster',
+      USAGE_EXIT_CODE
     )
   }
-  return value
 }
 
-function logLevel(text: string): LogLevel {
-  // Upstream takes zap levels or an integer verbosity N (V(N)); 4 and above mean debug detail.
-  if (/^\d+$/.test(text)) return Number(text) >= 4 ? 'debug' : 'info'
-  if (text === 'debug' || text === 'info' || text === 'warn' || text === 'error') return text
-  throw new CliError(`--zap-log-level must be debug, info, warn, error or a number, got "${text}"`)
+/** Without leader election: warn about other engines, when a namespace for the Lease is known. */
+async function startRivals(
+  config: RunConfig,
+  cluster: ClusterConfig,
+  log: Logger
+): Promise<{ stop(): Promise<void> } | undefined> {
+  if (config.leaderElection.enabled) return undefined
+  const namespace = await leaseNamespace(config).catch(() => undefined)
+  if (namespace === undefined) return undefined
+  return startRivalDetection(cluster, { namespace, name: config.leaderElection.id, log })
 }
 
-function logFormat(text: string): LogFormat {
-  if (text === 'json') return 'json'
-  if (text === 'console' || text === 'text') return 'text'
-  throw new CliError(`--zap-encoder must be json or console, got "${text}"`)
-}
-
-async function run(io: CliIo, opts: RunOptions): Promise<void> {
-  const log = createLogger({
-    level: logLevel(opts.zapLogLevel),
-    format: logFormat(opts.zapEncoder),
+async function startElection(
+  config: RunConfig,
+  cluster: ClusterConfig,
+  engineMetrics: RuntimeMetrics,
+  log: Logger
+): Promise<EngineLeaderElection | undefined> {
+  const flags = config.leaderElection
+  if (!flags.enabled) return undefined
+  return startEngineLeaderElection(cluster, {
+    namespace: await leaseNamespace(config),
+    name: flags.id,
+    leaseDurationMs: flags.leaseDurationMs,
+    renewDeadlineMs: flags.renewDeadlineMs,
+    retryPeriodMs: flags.retryPeriodMs,
+    log,
+    metrics: engineMetrics,
   })
-  const metricsAddress = parseListenAddress(opts.metricsAddress)
-  const probeAddress = parseListenAddress(opts.healthProbeBindAddress)
-  const pprofAddress = parseListenAddress(opts.pprofAddress)
-  const engine = await Engine.connect({
-    ...(opts.kubeconfig === undefined ? {} : { kubeconfig: opts.kubeconfig }),
-    ...(opts.context === undefined ? {} : { context: opts.context }),
-    workers: positiveNumber('workers', opts.workers, true),
-    discoveryIntervalMs: duration('discovery-interval', opts.discoveryInterval),
-    cacheFlushIntervalMs: duration('cache-flush-interval', opts.cacheFlushInterval),
-    clientRateLimit: {
-      qps: positiveNumber('client-go-qps', opts.clientGoQps, false),
-      burst: Math.max(1, positiveNumber('client-go-burst', opts.clientGoBurst, true)),
-    },
-    targetLabelSelector: opts.targetLabelSelector,
-    eventsQps: parseEventsQps(opts.eventsQps),
-    eventsBurst: Math.max(1, positiveNumber('events-burst', opts.eventsBurst, true)),
+}
+
+/** One line for a failed start; the stack goes to the debug log only. */
+function startFailure(error: unknown, log: Logger): CliError {
+  log.debug('start-up failed', { error, stack: error instanceof Error ? error.stack : undefined })
+  return new CliError(`cannot start: ${error instanceof Error ? error.message : String(error)}`)
+}
+
+/** Serves /metrics and the probes; pushes each server to `servers` so the caller closes it. */
+async function startOpsServers(
+  config: RunConfig,
+  engine: Engine,
+  started: () => boolean,
+  servers: { close(): Promise<void> }[],
+  log: Logger
+): Promise<void> {
+  const sources = {
+    notReady: (): string[] => (started() ? engine.notReady() : ['engine starting']),
+    notHealthy: (): string[] => engine.unhealthy(),
+  }
+  for (const [what, address] of [
+    ['metrics', config.metricsAddress],
+    ['health probes', config.probeAddress],
+  ] as const) {
+    if (address === undefined) continue
+    let server
+    try {
+      server = await startOpsServer(address, {
+        ...sources,
+        ...(what === 'metrics' ? { metrics: () => engine.metrics.render() } : {}),
+      })
+    } catch (error) {
+      throw new CliError(
+        `cannot serve ${what} on ${address.host}:${address.port}: ` +
+          (error instanceof Error ? error.message : String(error))
+      )
+    }
+    servers.push(server)
+    log.info(`serving ${what}`, { address: `${address.host}:${server.port}` })
+  }
+  if (config.pprofAddress !== undefined) {
+    const server = await startPprofServer(config.pprofAddress)
+    servers.push(server)
+    log.info('serving profiles', { address: `${config.pprofAddress.host}:${server.port}` })
+  }
+}
+
+async function serve(config: RunConfig, shutdown: Shutdown, log: Logger): Promise<void> {
+  const cluster = await loadClusterConfig({
+    ...(config.kubeconfig === undefined ? {} : { kubeconfig: config.kubeconfig }),
+    ...(config.context === undefined ? {} : { context: config.context }),
+  })
+  const metrics = new RuntimeMetrics()
+  const election = await startElection(config, cluster, metrics, log)
+  const engine = new Engine(cluster, {
+    metrics,
+    ...(election === undefined ? {} : { leadership: election.leadership }),
+    workers: config.workers,
+    discoveryIntervalMs: config.discoveryIntervalMs,
+    cacheFlushIntervalMs: config.cacheFlushIntervalMs,
+    clientRateLimit: config.clientRateLimit,
+    targetLabelSelector: config.targetLabelSelector,
+    hookResponseLimitBytes: config.hookResponseLimitBytes,
+    eventsQps: config.eventsQps,
+    eventsBurst: config.eventsBurst,
     log,
   })
   log.info('starting metactl run', {
-    server: engine.transport.config.server,
-    source: engine.transport.config.source,
-    workers: opts.workers,
-    discoveryInterval: opts.discoveryInterval,
-    cacheFlushInterval: opts.cacheFlushInterval,
-    clientGoQps: opts.clientGoQps,
-    clientGoBurst: opts.clientGoBurst,
-    targetLabelSelector: opts.targetLabelSelector,
-    eventsQps: opts.eventsQps,
-    eventsBurst: opts.eventsBurst,
-    pprofAddress: opts.pprofAddress,
+    server: cluster.server,
+    source: cluster.source,
+    workers: config.workers,
+    leaderElection: election === undefined ? false : election.identity,
   })
+  const rivals = await startRivals(config, cluster, log)
   const servers: { close(): Promise<void> }[] = []
-  let ready = false
-  const notReady = (): string[] => {
-    if (!ready) return ['engine starting']
-    return engine.context.informers
-      .status()
-      .filter((s) => !s.synced)
-      .map((s) => `${s.description} not synced`)
-  }
-  if (metricsAddress !== undefined) {
-    const server = await startOpsServer(metricsAddress, {
-      metrics: () => engine.metrics.render(),
-      notReady,
+  let started = false
+  let failure: CliError | undefined
+  try {
+    await startOpsServers(config, engine, () => started, servers, log)
+    try {
+      await engine.start(shutdown.signal)
+      started = true
+      log.info('serving controllers', { count: engine.runningControllers().length })
+    } catch (error) {
+      if (!shutdown.signal.aborted) throw startFailure(error, log)
+    }
+    const lost = election?.lost.then((reason) => reason) ?? new Promise<string>(() => undefined)
+    const outcome = await Promise.race([shutdown.done, lost.then((reason) => ({ lost: reason }))])
+    if (typeof outcome === 'object') failure = new CliError(`leader election lost: ${outcome.lost}`)
+    log.info('shutting down', {
+      reason: typeof outcome === 'object' ? 'leader election lost' : outcome,
     })
-    servers.push(server)
-    log.info('serving metrics', { address: `${metricsAddress.host}:${server.port}` })
+  } finally {
+    // The Lease goes as soon as the last write is done, so the successor starts at once.
+    await engine.stop(() => election?.release() ?? Promise.resolve())
+    await rivals?.stop()
+    await Promise.all(servers.map((s) => s.close()))
+    log.info('stopped')
   }
-  if (probeAddress !== undefined) {
-    const server = await startOpsServer(probeAddress, { notReady })
-    servers.push(server)
-    log.info('serving health probes', { address: `${probeAddress.host}:${server.port}` })
+  if (failure !== undefined) throw failure
+}
+
+async function run(opts: RunOptions): Promise<void> {
+  // Every flag is checked before the first file is read or connection made.
+  const config = parseRunFlags(opts)
+  const log = createLogger({ level: config.logLevel, format: config.logFormat })
+  const shutdown = watchShutdown(log)
+  try {
+    await serve(config, shutdown, log)
+  } finally {
+    shutdown.dispose()
   }
-  if (pprofAddress !== undefined) {
-    const server = await startPprofServer(pprofAddress)
-    servers.push(server)
-    log.info('serving profiles', { address: `${pprofAddress.host}:${server.port}` })
-  }
-  const stopped = new Promise<NodeJS.Signals>((resolve) => {
-    process.once('SIGTERM', () => {
-      resolve('SIGTERM')
-    })
-    process.once('SIGINT', () => {
-      resolve('SIGINT')
-    })
-  })
-  // A signal during startup (an API server that never answers, a watch that never syncs) must
-  // still end the process: race the start against it.
-  const first = await Promise.race([engine.start().then(() => 'started' as const), stopped])
-  if (first === 'started') {
-    ready = true
-    io.err(
-      `metactl run: serving ${engine.runningControllers().length} controller(s); stop with Ctrl-C`
-    )
-  }
-  const signal = first === 'started' ? await stopped : first
-  log.info('shutting down', { signal })
-  await engine.stop()
-  await Promise.all(servers.map((s) => s.close()))
-  log.info('stopped')
 }
 
 /** Builds `metactl run`, with upstream Metacontroller's flag names and defaults. */
-export function runCommand(io: CliIo): Command {
+export function runCommand(): Command {
   return new Command('run')
     .description(
       'run the engine: serve every CompositeController in the cluster, like upstream Metacontroller'
@@ -204,6 +226,29 @@ export function runCommand(io: CliIo): Command {
       'info'
     )
     .option('--zap-encoder <format>', 'log format: json or console', 'json')
+    .option('--leader-election', 'elect a leader among replicas on a Lease; only it writes', false)
+    .option('--leader-election-resource-lock <lock>', 'lock kind (only leases)', 'leases')
+    .option(
+      '--leader-election-namespace <ns>',
+      "namespace of the Lease (default in-cluster: the Pod's namespace)",
+      ''
+    )
+    .option('--leader-election-id <name>', 'name of the Lease', 'metacontroller')
+    .option(
+      '--leader-election-lease-duration <duration>',
+      'how long a standby waits before taking an unrenewed lease',
+      LEADER_ELECTION_FLAG_DEFAULTS.leaseDuration
+    )
+    .option(
+      '--leader-election-renew-deadline <duration>',
+      'how long the leader retries renewing before it stops writing and exits',
+      LEADER_ELECTION_FLAG_DEFAULTS.renewDeadline
+    )
+    .option(
+      '--leader-election-retry-period <duration>',
+      'interval between attempts to acquire or renew the lease',
+      LEADER_ELECTION_FLAG_DEFAULTS.retryPeriod
+    )
     .option(
       '--events-qps <qps>',
       'per-object event refill rate in events/s (a number or a fraction)',
@@ -215,7 +260,13 @@ export function runCommand(io: CliIo): Command {
       'serve /debug/pprof/heap and /debug/pprof/profile on host:port (0 disables)',
       '0'
     )
+    .addOption(
+      new Option(
+        '--hook-response-size-limit <size>',
+        'largest hook response body accepted, e.g. 64Mi; a larger one fails the sync'
+      ).default(String(DEFAULT_HOOK_RESPONSE_LIMIT_BYTES), '64Mi')
+    )
     .action(async (opts: RunOptions) => {
-      await run(io, opts)
+      await run(opts)
     })
 }

@@ -26,6 +26,9 @@ export const compositeMetaKind: MetaKind<CompositeControllerDefinition> = {
         controllerName: name,
         controllerType: 'CompositeController',
         ...(context.metrics === undefined ? {} : { metrics: context.metrics.hooks }),
+        ...(context.hookResponseLimitBytes === undefined
+          ? {}
+          : { maxResponseBytes: context.hookResponseLimitBytes }),
       }),
       finalizerEnabled: spec.hooks.finalize !== undefined,
     }

@@ -26,6 +26,9 @@ export const decoratorMetaKind: MetaKind<DecoratorControllerDefinition> = {
         controllerName: name,
         controllerType: 'DecoratorController',
         ...(context.metrics === undefined ? {} : { metrics: context.metrics.hooks }),
+        ...(context.hookResponseLimitBytes === undefined
+          ? {}
+          : { maxResponseBytes: context.hookResponseLimitBytes }),
       }),
       finalizerEnabled: spec.hooks.finalize !== undefined,
     }

@@ -33,6 +33,8 @@ export interface EventRecorderOptions {
   readonly qps?: number
   readonly clock?: Clock
   readonly log?: Logger
+  /** Events are dropped while this returns false (a standby replica writes nothing). */
+  readonly enabled?: () => boolean
 }
 
 interface Aggregate {
@@ -49,6 +51,7 @@ export class EventRecorder implements EventSink {
   readonly #qps: number
   readonly #clock: Clock
   readonly #log: Logger
+  readonly #enabled: () => boolean
   readonly #buckets = new Map<string, TokenBucket>()
   readonly #aggregates = new Map<string, Aggregate>()
   #pending: Promise<void> = Promise.resolve()
@@ -60,9 +63,11 @@ export class EventRecorder implements EventSink {
     this.#qps = options.qps ?? 1 / 300
     this.#clock = options.clock ?? systemClock
     this.#log = options.log ?? silentLogger
+    this.#enabled = options.enabled ?? ((): boolean => true)
   }
 
   record(object: KubeObject, type: EventType, reason: string, message: string): void {
+    if (!this.#enabled()) return
     const uid =
       object.metadata.uid ??
       `${object.kind}/${object.metadata.namespace ?? ''}/${object.metadata.name ?? ''}`

@@ -16,6 +16,8 @@ export interface PostWebhookOptions {
   readonly ifNoneMatch?: string
   /** Receives the request for upstream's hook metrics. */
   readonly observer?: HookRequestObserver
+  /** Largest response body accepted ({@link DEFAULT_MAX_RESPONSE_BYTES}). */
+  readonly maxResponseBytes?: number
 }
 
 /** A usable hook answer. */
@@ -27,6 +29,15 @@ export interface WebhookAnswer {
   /** A 304 or 412 to a request with `If-None-Match`: the cached body stands. */
   readonly notModified: boolean
 }
+
+/** Default limit of a hook response body (64 MiB): far above any sane answer, far below OOM. */
+export const DEFAULT_MAX_RESPONSE_BYTES: number = 64 * 1024 * 1024
+
+/**
+ * Longest `Retry-After` a hook's 429 is honoured for (5 min); longer values are capped, so a
+ * hook that answers with a date far ahead cannot park a parent for days.
+ */
+export const MAX_HOOK_RETRY_AFTER_MS: number = 5 * 60_000
 
 /**
  * Parses a `Retry-After` header as upstream does: integer seconds or an HTTP date (seconds until
@@ -64,6 +75,7 @@ export async function postWebhook(
   )
   const end = options.observer?.begin()
   const startedMs = performance.now()
+  const started = Date.now()
   let response
   let text
   try {
@@ -82,28 +94,36 @@ export async function postWebhook(
       bodyTimeout: options.timeoutMs,
     })
     options.observer?.onResponse(response.statusCode, (performance.now() - startedMs) / 1000)
-    text = await response.body.text()
+    text = await readBody(url, response, options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES)
   } catch (error) {
-    throw new HookCallError(url, `http error: POST ${url}: ${transportReason(error, options)}`, {
-      cause: error,
-    })
+    if (error instanceof HookCallError) throw error
+    throw callError(url, error, options, started)
   } finally {
     end?.()
   }
   return answerOf(url, response.statusCode, response.headers, text, options)
 }
 
-function transportReason(error: unknown, options: PostWebhookOptions): string {
-  if (error instanceof Error && error.name === 'TimeoutError') {
-    return `timed out after ${options.timeoutMs} ms`
+/** The body as text, refused past `limit` bytes (declared length first, then while streaming). */
+async function readBody(
+  url: string,
+  response: {
+    headers: Record<string, string | string[] | undefined>
+    body: AsyncIterable<Buffer> & { destroy(error?: Error): unknown }
+  },
+  limit: number
+): Promise<string> {
+  const declared = Number(response.headers['content-length'])
+  if (Number.isFinite(declared) && declared > limit) {
+    response.body.destroy()
+    throw new HookCallError(url, `response too large: more than ${limit} bytes`)
   }
-  if (!(error instanceof Error)) return String(error)
-  // TLS failures carry the reason in a code (e.g. UNABLE_TO_VERIFY_LEAF_SIGNATURE); say it.
-  const code = (error as { code?: unknown }).code
-  const cause = error.cause instanceof Error ? `: ${error.cause.message}` : ''
-  return typeof code === 'string' && !error.message.includes(code)
-    ? `${error.message}${cause} (${code})`
-    : `${error.message}${cause}`
+  try {
+    return await readLimited(response.body, limit)
+  } catch (error) {
+    if (error instanceof HookCallError) throw new HookCallError(url, error.message)
+    throw error
+  }
 }
 
 function answerOf(
@@ -121,12 +141,89 @@ function answerOf(
   if ((statusCode === 304 || statusCode === 412) && options.ifNoneMatch !== undefined) {
     return { body: '', etag: header('etag'), notModified: true }
   }
-  if (statusCode === 429) {
-    const afterMs = parseHookRetryAfterMs(header('retry-after'), (options.now ?? Date.now)())
-    throw new RetryAfterError(`hook ${url} asked to retry after ${afterMs / 1000} s (429)`, afterMs)
-  }
+  if (statusCode === 429) throw tooManyRequests(url, headers, options)
   throw new HookCallError(
     url,
     `unsupported status code: ${statusCode} body: ${text.slice(0, 1000)}`
   )
+}
+
+/** One message per fault kind: every timeout reads the same, whichever timer fired. */
+function callError(
+  url: string,
+  error: unknown,
+  options: PostWebhookOptions,
+  started: number
+): HookCallError {
+  const name = error instanceof Error ? error.name : ''
+  const code = isCoded(error) ? error.code : ''
+  const timedOut =
+    name === 'TimeoutError' ||
+    code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    code === 'UND_ERR_BODY_TIMEOUT' ||
+    (name === 'AbortError' &&
+      options.signal?.aborted !== true &&
+      Date.now() - started >= options.timeoutMs)
+  const reason = timedOut ? `timed out after ${options.timeoutMs} ms` : transportReason(error)
+  return new HookCallError(url, `http error: POST ${url}: ${reason}`, { cause: error })
+}
+
+function transportReason(error: unknown): string {
+  if (!(error instanceof Error)) return String(error)
+  // TLS failures carry the reason in a code (e.g. UNABLE_TO_VERIFY_LEAF_SIGNATURE); say it.
+  const code = isCoded(error) ? error.code : undefined
+  const cause = error.cause instanceof Error ? `: ${error.cause.message}` : ''
+  return code !== undefined && !error.message.includes(code)
+    ? `${error.message}${cause} (${code})`
+    : `${error.message}${cause}`
+}
+
+function isCoded(error: unknown): error is { code: string } {
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    typeof (error as { code?: unknown }).code === 'string'
+  )
+}
+
+/**
+ * A 429: with a `Retry-After`, retry then (capped at {@link MAX_HOOK_RETRY_AFTER_MS}, backoff
+ * untouched); without one (or an unusable one), an ordinary failure, so the parent backs off
+ * exponentially instead of being retried in a hot loop.
+ */
+function tooManyRequests(
+  url: string,
+  headers: Record<string, string | string[] | undefined>,
+  options: PostWebhookOptions
+): Error {
+  const header = headers['retry-after']
+  const afterMs = parseHookRetryAfterMs(
+    Array.isArray(header) ? header[0] : header,
+    (options.now ?? Date.now)()
+  )
+  if (afterMs <= 0)
+    return new HookCallError(url, `unsupported status code: 429 without a usable Retry-After`)
+  const capped = Math.min(afterMs, MAX_HOOK_RETRY_AFTER_MS)
+  return new RetryAfterError(`hook ${url} asked to retry after ${capped / 1000} s (429)`, capped)
+}
+
+/**
+ * Reads a body as text, failing as soon as it passes `limit` bytes (checked on the declared
+ * Content-Length first, then while streaming), so an oversized answer never sits in memory whole.
+ */
+async function readLimited(
+  body: AsyncIterable<Buffer> & { destroy(error?: Error): unknown },
+  limit: number
+): Promise<string> {
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of body) {
+    size += chunk.length
+    if (size > limit) {
+      body.destroy()
+      throw new HookCallError('', `response too large: more than ${limit} bytes`)
+    }
+    chunks.push(chunk)
+  }
+  return Buffer.concat(chunks, size).toString('utf8')
 }

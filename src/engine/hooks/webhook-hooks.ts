@@ -55,6 +55,8 @@ export interface WebhookFunctionOptions {
   readonly transport?: WebhookTransport
   /** Receives each request, for upstream's hook metrics. */
   readonly observer?: HookRequestObserver
+  /** Largest response body accepted (default 64 MiB, `--hook-response-size-limit`). */
+  readonly maxResponseBytes?: number
 }
 
 function agentFor(transport: WebhookTransport | undefined): Agent {
@@ -100,6 +102,9 @@ export function webhookFunction<Request, Response>(
       headers: options.transport?.headers ?? {},
       ...(cached === undefined ? {} : { ifNoneMatch: cached.etag }),
       ...(options.observer === undefined ? {} : { observer: options.observer }),
+      ...(options.maxResponseBytes === undefined
+        ? {}
+        : { maxResponseBytes: options.maxResponseBytes }),
     })
     let text = answer.body
     if (answer.notModified) {
@@ -166,6 +171,8 @@ export interface BuildWebhooksOptions {
   readonly controllerName: string
   /** `CompositeController` or `DecoratorController`, for the metrics. */
   readonly controllerType: string
+  /** Largest response body accepted (default 64 MiB, `--hook-response-size-limit`). */
+  readonly maxResponseBytes?: number
 }
 
 async function buildWebhooks<Request, Response>(
@@ -191,6 +198,9 @@ async function buildWebhooks<Request, Response>(
     return webhookFunction(webhook, name, hookWire(hook), logWarnings(options.log), agents, {
       transport,
       ...(observer === undefined ? {} : { observer }),
+      ...(options.maxResponseBytes === undefined
+        ? {}
+        : { maxResponseBytes: options.maxResponseBytes }),
     })
   }
   const close = async (): Promise<void> => {

@@ -18,6 +18,7 @@ import type { Informer, InformerHandlers } from '../../runtime/informer.js'
 import type { ListWatchScope } from '../../runtime/list-watcher.js'
 import type { SharedInformers, InformerLease } from '../../runtime/shared-informers.js'
 import { WorkQueue } from '../../runtime/work-queue.js'
+import { HookRecovery } from './hook-recovery.js'
 import type { WorkQueueMetrics } from '../../runtime/work-queue-metrics.js'
 
 /** A watched collection: a resource and an optional scope. */
@@ -79,6 +80,8 @@ export interface ParentControllerOptions {
   readonly workers?: number
   readonly queueMetrics?: WorkQueueMetrics
   readonly observer?: ControllerLoopObserver
+  /** Workers start once this settles (leader election); caches are kept warm meanwhile. */
+  readonly gate?: Promise<void>
 }
 
 /** Runs one hosted controller: caches, queue, workers, resync. */
@@ -98,11 +101,20 @@ export class ParentController {
       name: options.kind.name,
       ...(options.queueMetrics === undefined ? {} : { metrics: options.queueMetrics }),
     })
+    const recovery = new HookRecovery((keys) => {
+      for (const key of keys) this.#queue.add(key)
+    })
     this.#loop = new ControllerLoop({
       queue: this.#queue,
       reconcile: (key, context) => options.kind.sync(key, context, this.#caches),
       workers: options.workers ?? 5,
-      ...(options.observer === undefined ? {} : { observer: options.observer }),
+      observer: {
+        onOutcome: (key, outcome, durationMs) => {
+          recovery.onOutcome(key, outcome)
+          options.observer?.onOutcome?.(key, outcome, durationMs)
+        },
+      },
+      ...(options.gate === undefined ? {} : { gate: options.gate }),
     })
   }
 

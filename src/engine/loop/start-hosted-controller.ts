@@ -40,6 +40,7 @@ export async function startHostedController(
     kind,
     informers: context.informers,
     workers: context.workers,
+    ...(context.leading === undefined ? {} : { gate: context.leading }),
     ...(context.metrics === undefined
       ? {}
       : {

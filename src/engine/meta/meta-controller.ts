@@ -14,11 +14,25 @@ import { Action, ControllerLoop } from '../../runtime/controller-loop.js'
 import { TerminalError } from '../../runtime/reconcile-errors.js'
 import type { InformerLease } from '../../runtime/shared-informers.js'
 import { WorkQueue } from '../../runtime/work-queue.js'
+import { UnknownResourceError } from '../../kube/unknown-resource-error.js'
 import type { EngineContext } from '../engine-context.js'
 import type { CredentialReader } from '../hooks/webhook-credentials.js'
 import type { HostedController } from '../loop/start-hosted-controller.js'
 import { CredentialWatch } from './credential-watch.js'
 import type { CredentialRef } from './credential-watch.js'
+
+/** How often discovery is refreshed while a controller waits for a resource (2 s). */
+export const WAITING_DISCOVERY_INTERVAL_MS = 2000
+
+/** An error and its causes, outermost first. */
+function causeChain(error: unknown): unknown[] {
+  const chain: unknown[] = []
+  for (let e = error; e !== undefined && chain.length < 10;) {
+    chain.push(e)
+    e = e instanceof Error ? e.cause : undefined
+  }
+  return chain
+}
 
 /** What the meta level needs to know about one kind of controller object. */
 export interface MetaKind<Definition> {
@@ -67,6 +81,10 @@ export class MetaController<Definition> {
   readonly #credentials: CredentialWatch
   #lease: InformerLease | undefined
   #unsubscribe: (() => void) | undefined
+  /** Controllers whose last start failed on a resource discovery did not know. */
+  readonly #waiting = new Set<string>()
+  #waitTimer: NodeJS.Timeout | undefined
+  #unsubscribeDiscovery: (() => void) | undefined
 
   constructor(context: EngineContext, meta: MetaKind<Definition>) {
     this.#context = context
@@ -106,6 +124,10 @@ export class MetaController<Definition> {
       },
       onDelete: enqueue,
     })
+    this.#unsubscribeDiscovery = this.#context.discovery.onChange(() => {
+      // New resources may be what a waiting controller needs: retry it now, not after backoff.
+      for (const name of this.#waiting) this.#queue.add(name)
+    })
     await this.#lease.informer.waitForSync(signal)
     this.#loop.start()
   }
@@ -119,6 +141,7 @@ export class MetaController<Definition> {
     const object = this.#lease?.informer.store.get(name)
     const running = this.#running.get(name)
     if (object === undefined) {
+      this.#waiting.delete(name)
       await this.#deleted(name, running)
       return Action.awaitChange()
     }
@@ -198,6 +221,7 @@ export class MetaController<Definition> {
     const { events, log } = this.#context
     try {
       const hosted = await this.#meta.start(this.#context, definition, signal)
+      this.#waiting.delete(name)
       this.#running.set(name, { spec: rawSpec, hosted, credentials: this.#credentialsOf(name) })
       events.record(object, 'Normal', 'Started', `Started controller: ${name}`)
       log.info('started controller', { controller: name, kind: this.#meta.kind })
@@ -212,11 +236,53 @@ export class MetaController<Definition> {
         log.error('parent resource has no status subresource', { controller: name, error })
         throw new TerminalError(message, { cause: error })
       }
-      events.record(object, 'Warning', 'CreateError', `Cannot create new controller: ${message}`)
-      log.error('cannot create controller', { controller: name, error })
-      // Discovery may catch up (a CRD being installed): retry with backoff.
+      if (error instanceof ControllerSpecError) {
+        // A spec that cannot run (an invalid selector) waits for the object to change.
+        events.record(object, 'Warning', 'CreateError', `Cannot create new controller: ${message}`)
+        log.error('cannot create controller', { controller: name, error })
+        throw new TerminalError(message, { cause: error })
+      }
+      if (!signal.aborted) this.#failedToStart(name, object, error)
+      // Discovery may catch up (a CRD being installed): retry with backoff, and at once when
+      // discovery sees a new resource.
       throw error
     }
+  }
+
+  /** Reports a failed start once per waiting period; a missing resource waits for discovery. */
+  #failedToStart(name: string, object: KubeObject, error: unknown): void {
+    const message = error instanceof Error ? error.message : String(error)
+    const unknown = causeChain(error).some((e) => e instanceof UnknownResourceError)
+    if (unknown) {
+      const first = !this.#waiting.has(name)
+      this.#waiting.add(name)
+      this.#pollDiscovery()
+      if (!first) return
+    }
+    this.#context.events.record(
+      object,
+      'Warning',
+      'CreateError',
+      `Cannot create new controller: ${message}`
+    )
+    this.#context.log.error('cannot create controller', { controller: name, error })
+  }
+
+  /**
+   * While controllers wait for a resource, refreshes discovery every few seconds (not only every
+   * `--discovery-interval`), so a controller applied before its CRD starts soon after the CRD.
+   */
+  #pollDiscovery(): void {
+    if (this.#waitTimer !== undefined) return
+    this.#waitTimer = setInterval(() => {
+      if (this.#waiting.size === 0) {
+        clearInterval(this.#waitTimer)
+        this.#waitTimer = undefined
+        return
+      }
+      this.#context.discovery.refresh().catch(() => undefined)
+    }, WAITING_DISCOVERY_INTERVAL_MS)
+    this.#waitTimer.unref()
   }
 
   async #stopHosted(name: string, running: Running): Promise<void> {
@@ -228,6 +294,9 @@ export class MetaController<Definition> {
   /** Stops every hosted controller and the watch. */
   async stop(): Promise<void> {
     this.#unsubscribe?.()
+    this.#unsubscribeDiscovery?.()
+    if (this.#waitTimer !== undefined) clearInterval(this.#waitTimer)
+    this.#waitTimer = undefined
     await this.#loop.stop()
     await Promise.all(
       [...this.#running.entries()].map(([name, running]) => this.#stopHosted(name, running))

@@ -8,6 +8,8 @@ export interface OpsServerSources {
   readonly metrics?: () => Promise<string>
   /** Returns the reasons the process is not ready; empty when ready. */
   readonly notReady?: () => string[]
+  /** Returns the reasons the process is not alive (`/healthz` fails); empty when healthy. */
+  readonly notHealthy?: () => string[]
 }
 
 /**
@@ -36,7 +38,10 @@ export async function startOpsServer(
       return
     }
     if (path === '/healthz' || path === '/livez') {
-      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok')
+      const reasons = sources.notHealthy?.() ?? []
+      res
+        .writeHead(reasons.length === 0 ? 200 : 500, { 'content-type': 'text/plain' })
+        .end(reasons.length === 0 ? 'ok' : reasons.join('\n'))
       return
     }
     if (path === '/readyz') {

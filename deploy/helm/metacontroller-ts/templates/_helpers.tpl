@@ -46,3 +46,8 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{- end }}
 {{- join ", " $pairs }}
 {{- end }}
+
+{{/* The namespace of every namespaced object: namespaceOverride, or the release namespace. */}}
+{{- define "metacontroller-ts.namespace" -}}
+{{- default .Release.Namespace .Values.namespaceOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}

@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { CliError } from '../cli-error.js'
+import { parseByteSize, parseRunFlags, USAGE_EXIT_CODE } from './run-flags.js'
+import type { RunOptions } from './run-flags.js'
+
+const defaults: RunOptions = {
+  workers: '5',
+  discoveryInterval: '30s',
+  cacheFlushInterval: '30m',
+  clientGoQps: '1000',
+  clientGoBurst: '2000',
+  targetLabelSelector: '',
+  metricsAddress: '127.0.0.1:9999',
+  healthProbeBindAddress: ':8081',
+  zapLogLevel: 'info',
+  zapEncoder: 'json',
+  leaderElection: false,
+  leaderElectionResourceLock: 'leases',
+  leaderElectionNamespace: '',
+  leaderElectionId: 'metacontroller',
+  leaderElectionLeaseDuration: '15s',
+  leaderElectionRenewDeadline: '10s',
+  leaderElectionRetryPeriod: '2s',
+  hookResponseSizeLimit: '64Mi',
+  eventsQps: '1/300',
+  eventsBurst: '25',
+  pprofAddress: '0',
+}
+
+function usageError(overrides: Partial<RunOptions>): CliError {
+  try {
+    parseRunFlags({ ...defaults, ...overrides })
+  } catch (error) {
+    assert.ok(error instanceof CliError, String(error))
+    assert.equal(error.exitCode, USAGE_EXIT_CODE)
+    assert.ok(!error.message.includes('\n'), 'one line')
+    return error
+  }
+  assert.fail('expected a usage error')
+}
+
+describe('parseRunFlags', () => {
+  it('accepts the defaults with client-go leader-election durations', () => {
+    const config = parseRunFlags(defaults)
+    assert.deepEqual(config.leaderElection, {
+      enabled: false,
+      namespace: '',
+      id: 'metacontroller',
+      leaseDurationMs: 15_000,
+      renewDeadlineMs: 10_000,
+      retryPeriodMs: 2_000,
+    })
+    assert.equal(config.hookResponseLimitBytes, 64 * 1024 * 1024)
+    assert.deepEqual(config.probeAddress, { host: '0.0.0.0', port: 8081 })
+  })
+
+  it('rejects an unparsable target label selector with one line', () => {
+    assert.match(
+      usageError({ targetLabelSelector: 'a in (' }).message,
+      /--target-label-selector "a in \("/
+    )
+  })
+
+  it('rejects bad durations, numbers, addresses, levels and sizes', () => {
+    assert.match(usageError({ discoveryInterval: 'soon' }).message, /--discovery-interval/)
+    assert.match(usageError({ workers: '-1' }).message, /--workers/)
+    assert.match(usageError({ workers: '' }).message, /--workers/)
+    assert.match(usageError({ metricsAddress: 'nope' }).message, /--metrics-address/)
+    assert.match(usageError({ zapLogLevel: 'loud' }).message, /--zap-log-level/)
+    assert.match(
+      usageError({ hookResponseSizeLimit: '12XB' }).message,
+      /--hook-response-size-limit/
+    )
+  })
+
+  it('rejects leader-election settings client-go would refuse', () => {
+    assert.match(
+      usageError({ leaderElectionResourceLock: 'configmaps' }).message,
+      /only leases|must be leases/
+    )
+    assert.match(
+      usageError({ leaderElectionLeaseDuration: '5s', leaderElectionRenewDeadline: '10s' }).message,
+      /lease-duration > --leader-election-renew-deadline/
+    )
+    assert.match(usageError({ leaderElectionId: '' }).message, /--leader-election-id/)
+  })
+
+  it('parses sizes with binary and decimal suffixes', () => {
+    assert.equal(parseByteSize('x', '1Ki'), 1024)
+    assert.equal(parseByteSize('x', '2M'), 2_000_000)
+    assert.equal(parseByteSize('x', '123'), 123)
+  })
+})

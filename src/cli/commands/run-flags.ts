@@ -1,0 +1,234 @@
+/**
+ * The flags of `metactl run`, checked as a whole before any I/O: a bad flag is one line on stderr
+ * and exit code 2, never a stack trace or a half-started engine.
+ *
+ * @module
+ */
+import { parseGoDuration } from '../../core/go-duration.js'
+import { compileLabelSelector, parseSelectorString } from '../../core/label-selector.js'
+import { parseListenAddress } from '../../engine/ops/ops-server.js'
+import { LEADER_ELECTION_DEFAULTS } from '../../runtime/leader-election.js'
+import type { LogFormat, LogLevel } from '../../runtime/logger.js'
+import { CliError } from '../cli-error.js'
+
+/** Exit code of a usage error, as most CLIs (and Go's flag package) use. */
+export const USAGE_EXIT_CODE = 2
+
+/** Default of `--hook-response-size-limit` (64 MiB). */
+export const DEFAULT_HOOK_RESPONSE_LIMIT_BYTES: number = 64 * 1024 * 1024
+
+/** The raw option values commander hands over. */
+export interface RunOptions {
+  kubeconfig?: string
+  context?: string
+  workers: string
+  discoveryInterval: string
+  cacheFlushInterval: string
+  clientGoQps: string
+  clientGoBurst: string
+  targetLabelSelector: string
+  metricsAddress: string
+  healthProbeBindAddress: string
+  zapLogLevel: string
+  zapEncoder: string
+  leaderElection: boolean
+  leaderElectionResourceLock: string
+  leaderElectionNamespace: string
+  leaderElectionId: string
+  leaderElectionLeaseDuration: string
+  leaderElectionRenewDeadline: string
+  leaderElectionRetryPeriod: string
+  hookResponseSizeLimit: string
+  eventsQps: string
+  eventsBurst: string
+  pprofAddress: string
+}
+
+/** Leader-election settings; see spec §5. */
+export interface LeaderElectionFlags {
+  readonly enabled: boolean
+  /** Empty: the Pod's namespace (in-cluster only). */
+  readonly namespace: string
+  readonly id: string
+  readonly leaseDurationMs: number
+  readonly renewDeadlineMs: number
+  readonly retryPeriodMs: number
+}
+
+/** Checked, typed `metactl run` settings. */
+export interface RunConfig {
+  readonly kubeconfig?: string
+  readonly context?: string
+  readonly workers: number
+  readonly discoveryIntervalMs: number
+  readonly cacheFlushIntervalMs: number
+  readonly clientRateLimit: { readonly qps: number; readonly burst: number }
+  readonly targetLabelSelector: string
+  readonly metricsAddress: { host: string; port: number } | undefined
+  readonly probeAddress: { host: string; port: number } | undefined
+  readonly logLevel: LogLevel
+  readonly logFormat: LogFormat
+  readonly leaderElection: LeaderElectionFlags
+  readonly hookResponseLimitBytes: number
+  /** Per-object event refill rate in events/s. */
+  readonly eventsQps: number
+  readonly eventsBurst: number
+  readonly pprofAddress: { host: string; port: number } | undefined
+}
+
+function usage(message: string): CliError {
+  return new CliError(message, USAGE_EXIT_CODE)
+}
+
+function duration(flag: string, text: string): number {
+  const ms = parseGoDuration(text)
+  if (ms === undefined || ms <= 0)
+    throw usage(`--${flag} must be a duration such as 30s or 5m, got "${text}"`)
+  return ms
+}
+
+function nonNegative(flag: string, text: string, integer: boolean): number {
+  const value = Number(text)
+  if (
+    text.trim() === '' ||
+    !Number.isFinite(value) ||
+    value < 0 ||
+    (integer && !Number.isInteger(value))
+  ) {
+    throw usage(
+      `--${flag} must be a ${integer ? 'non-negative integer' : 'non-negative number'}, got "${text}"`
+    )
+  }
+  return value
+}
+
+function logLevel(text: string): LogLevel {
+  // Upstream takes zap levels or an integer verbosity N (V(N)); 4 and above mean debug detail.
+  if (/^\d+$/.test(text)) return Number(text) >= 4 ? 'debug' : 'info'
+  if (text === 'debug' || text === 'info' || text === 'warn' || text === 'error') return text
+  throw usage(`--zap-log-level must be debug, info, warn, error or a number, got "${text}"`)
+}
+
+function logFormat(text: string): LogFormat {
+  if (text === 'json') return 'json'
+  if (text === 'console' || text === 'text') return 'text'
+  throw usage(`--zap-encoder must be json or console, got "${text}"`)
+}
+
+function listenAddress(flag: string, text: string): { host: string; port: number } | undefined {
+  try {
+    return parseListenAddress(text)
+  } catch (error) {
+    throw usage(`--${flag}: ${error instanceof Error ? error.message : String(error)}`)
+  }
+}
+
+function selector(text: string): string {
+  if (text === '') return text
+  try {
+    compileLabelSelector(parseSelectorString(text))
+  } catch (error) {
+    throw usage(
+      `--target-label-selector "${text}" is not a label selector: ` +
+        (error instanceof Error ? error.message : String(error))
+    )
+  }
+  return text
+}
+
+/**
+ * Reads `--events-qps`: a number, or a fraction such as upstream's default `1/300`.
+ *
+ * @throws {@link CliError} for anything else, or a value that is not positive.
+ */
+export function parseEventsQps(text: string): number {
+  const fraction = /^\s*([0-9.]+)\s*\/\s*([0-9.]+)\s*$/.exec(text)
+  const value = fraction === null ? Number(text) : Number(fraction[1]) / Number(fraction[2])
+  if (!Number.isFinite(value) || value <= 0) {
+    throw usage(`--events-qps must be a positive number such as 0.5 or 1/300, got "${text}"`)
+  }
+  return value
+}
+
+/** Parses `64Mi`, `1G`, `500000`: bytes with an optional binary or decimal suffix. */
+export function parseByteSize(flag: string, text: string): number {
+  const match = /^(\d+)(Ki|Mi|Gi|k|M|G)?$/.exec(text.trim())
+  const factors: Record<string, number> = {
+    '': 1,
+    Ki: 1024,
+    Mi: 1024 ** 2,
+    Gi: 1024 ** 3,
+    k: 1000,
+    M: 1000 ** 2,
+    G: 1000 ** 3,
+  }
+  const bytes = match === null ? NaN : Number(match[1]) * (factors[match[2] ?? ''] ?? NaN)
+  if (!(bytes > 0) || !Number.isSafeInteger(bytes))
+    throw usage(`--${flag} must be a size such as 64Mi or 1000000, got "${text}"`)
+  return bytes
+}
+
+function leaderElection(opts: RunOptions): LeaderElectionFlags {
+  if (opts.leaderElectionResourceLock !== 'leases')
+    throw usage(
+      `--leader-election-resource-lock must be leases (the only lock client-go still offers), ` +
+        `got "${opts.leaderElectionResourceLock}"`
+    )
+  if (opts.leaderElectionId === '') throw usage('--leader-election-id must not be empty')
+  const flags: LeaderElectionFlags = {
+    enabled: opts.leaderElection,
+    namespace: opts.leaderElectionNamespace,
+    id: opts.leaderElectionId,
+    leaseDurationMs: duration('leader-election-lease-duration', opts.leaderElectionLeaseDuration),
+    renewDeadlineMs: duration('leader-election-renew-deadline', opts.leaderElectionRenewDeadline),
+    retryPeriodMs: duration('leader-election-retry-period', opts.leaderElectionRetryPeriod),
+  }
+  if (!(
+    flags.leaseDurationMs > flags.renewDeadlineMs && flags.renewDeadlineMs > flags.retryPeriodMs
+  ))
+    throw usage(
+      'leader election needs --leader-election-lease-duration > --leader-election-renew-deadline ' +
+        '> --leader-election-retry-period'
+    )
+  return flags
+}
+
+/**
+ * Checks every flag of `metactl run` and returns typed settings; does no I/O.
+ *
+ * @throws CliError with exit code {@link USAGE_EXIT_CODE} for the first invalid flag.
+ */
+export function parseRunFlags(opts: RunOptions): RunConfig {
+  return {
+    ...(opts.kubeconfig === undefined ? {} : { kubeconfig: opts.kubeconfig }),
+    ...(opts.context === undefined ? {} : { context: opts.context }),
+    workers: nonNegative('workers', opts.workers, true),
+    discoveryIntervalMs: duration('discovery-interval', opts.discoveryInterval),
+    cacheFlushIntervalMs: duration('cache-flush-interval', opts.cacheFlushInterval),
+    clientRateLimit: {
+      qps: nonNegative('client-go-qps', opts.clientGoQps, false),
+      burst: Math.max(1, nonNegative('client-go-burst', opts.clientGoBurst, true)),
+    },
+    targetLabelSelector: selector(opts.targetLabelSelector),
+    metricsAddress: listenAddress('metrics-address', opts.metricsAddress),
+    probeAddress: listenAddress('health-probe-bind-address', opts.healthProbeBindAddress),
+    logLevel: logLevel(opts.zapLogLevel),
+    logFormat: logFormat(opts.zapEncoder),
+    leaderElection: leaderElection(opts),
+    hookResponseLimitBytes: parseByteSize('hook-response-size-limit', opts.hookResponseSizeLimit),
+    eventsQps: parseEventsQps(opts.eventsQps),
+    eventsBurst: Math.max(1, nonNegative('events-burst', opts.eventsBurst, true)),
+    pprofAddress: listenAddress('pprof-address', opts.pprofAddress),
+  }
+}
+
+/** The defaults of the leader-election duration flags, as Go durations. */
+export const LEADER_ELECTION_FLAG_DEFAULTS: {
+  readonly leaseDuration: string
+  readonly renewDeadline: string
+  readonly retryPeriod: string
+} = {
+  leaseDuration: `${LEADER_ELECTION_DEFAULTS.leaseDurationMs / 1000}s`,
+  renewDeadline: `${LEADER_ELECTION_DEFAULTS.renewDeadlineMs / 1000}s`,
+  retryPeriod: `${LEADER_ELECTION_DEFAULTS.retryPeriodMs / 1000}s`,
+} as const
