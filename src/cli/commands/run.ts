@@ -14,12 +14,7 @@ import { RuntimeMetrics } from '../../runtime/runtime-metrics.js'
 import type { Logger } from '../../runtime/logger.js'
 import { CliError } from '../cli-error.js'
 import { startPprofServer } from '../pprof-server.js'
-import {
-  DEFAULT_HOOK_RESPONSE_LIMIT_BYTES,
-  LEADER_ELECTION_FLAG_DEFAULTS,
-  parseRunFlags,
-  USAGE_EXIT_CODE,
-} from './run-flags.js'
+import { LEADER_ELECTION_FLAG_DEFAULTS, parseRunFlags, USAGE_EXIT_CODE } from './run-flags.js'
 import type { RunConfig, RunOptions } from './run-flags.js'
 import { watchShutdown } from './shutdown-signals.js'
 import type { Shutdown } from './shutdown-signals.js'
@@ -181,9 +176,9 @@ async function run(opts: RunOptions): Promise<void> {
 
 /** Builds `metactl run`, with upstream Metacontroller's flag names and defaults. */
 export function runCommand(): Command {
-  return new Command('run')
+  const command = new Command('run')
     .description(
-      'run the engine: serve every CompositeController in the cluster, like upstream Metacontroller'
+      'run the engine: serve every CompositeController and DecoratorController in the cluster, like upstream Metacontroller'
     )
     .option(
       '--kubeconfig <path>',
@@ -226,6 +221,32 @@ export function runCommand(): Command {
       'info'
     )
     .option('--zap-encoder <format>', 'log format: json or console', 'json')
+    .option(
+      '--events-qps <qps>',
+      'per-object event refill rate in events/s (a number or a fraction)',
+      '1/300'
+    )
+    .option('--events-burst <n>', 'per-object event burst', '25')
+    .option(
+      '--pprof-address <addr>',
+      'serve /debug/pprof/heap and /debug/pprof/profile on host:port (0 disables)',
+      '0'
+    )
+    .addOption(
+      new Option(
+        '--hook-response-size-limit <size>',
+        'largest hook response body accepted, e.g. 64Mi; a larger one fails the sync'
+      ).default('64Mi')
+    )
+    .action(async (opts: RunOptions) => {
+      await run(opts)
+    })
+  return withLeaderElectionFlags(command)
+}
+
+/** Adds upstream's leader-election flags (client-go's defaults). */
+function withLeaderElectionFlags(command: Command): Command {
+  return command
     .option('--leader-election', 'elect a leader among replicas on a Lease; only it writes', false)
     .option('--leader-election-resource-lock <lock>', 'lock kind (only leases)', 'leases')
     .option(
@@ -249,24 +270,4 @@ export function runCommand(): Command {
       'interval between attempts to acquire or renew the lease',
       LEADER_ELECTION_FLAG_DEFAULTS.retryPeriod
     )
-    .option(
-      '--events-qps <qps>',
-      'per-object event refill rate in events/s (a number or a fraction)',
-      '1/300'
-    )
-    .option('--events-burst <n>', 'per-object event burst', '25')
-    .option(
-      '--pprof-address <addr>',
-      'serve /debug/pprof/heap and /debug/pprof/profile on host:port (0 disables)',
-      '0'
-    )
-    .addOption(
-      new Option(
-        '--hook-response-size-limit <size>',
-        'largest hook response body accepted, e.g. 64Mi; a larger one fails the sync'
-      ).default(String(DEFAULT_HOOK_RESPONSE_LIMIT_BYTES), '64Mi')
-    )
-    .action(async (opts: RunOptions) => {
-      await run(opts)
-    })
 }
