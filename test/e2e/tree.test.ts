@@ -56,7 +56,7 @@ describe('metactl tree', () => {
   let plane: ControlPlane
 
   before(async () => {
-    plane = await startControlPlane({ crds: [CRD] })
+    plane = await startControlPlane({ nodes: 0, crds: [CRD] })
     const { client } = plane
     await client.create(NAMESPACES, {
       apiVersion: 'v1',
