@@ -24,6 +24,11 @@ export interface EngineContext {
   readonly cacheFlushIntervalMs: number
   /** Which CompositeControllers this engine serves (`--target-label-selector`). */
   readonly targetSelector: (labels: Readonly<Record<string, string>>) => boolean
+  /**
+   * Where the ControllerRevisions of cluster-scoped parents live (`--revision-namespace`);
+   * a namespaced parent's live in its own namespace.
+   */
+  readonly revisionNamespace: string
 }
 
 /** A CompositeController ready to run: from a cluster object, or defined in TypeScript. */

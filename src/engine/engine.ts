@@ -48,6 +48,12 @@ import type { HostedController } from './loop/start-hosted-controller.js'
 import { MetaController } from './meta/meta-controller.js'
 import type { MetaKind } from './meta/meta-controller.js'
 
+/**
+ * The default home of cluster-scoped parents' ControllerRevisions: `default`, which every
+ * cluster has; `metactl run` uses the engine's own namespace when it knows it.
+ */
+export const DEFAULT_REVISION_NAMESPACE = 'default'
+
 /** Options of {@link Engine}. */
 export interface EngineOptions {
   /** Workers per hosted controller (5, upstream `--workers`). */
@@ -64,6 +70,11 @@ export interface EngineOptions {
   readonly watchDecoratorControllers?: boolean
   /** Only serve CompositeControllers whose labels match (upstream `--target-label-selector`). */
   readonly targetLabelSelector?: string
+  /**
+   * Where the ControllerRevisions of cluster-scoped parents live ({@link DEFAULT_REVISION_NAMESPACE}).
+   * Upstream gives them no namespace, so its rolling updates fail for cluster-scoped parents.
+   */
+  readonly revisionNamespace?: string
   readonly log?: Logger
   readonly metrics?: RuntimeMetrics
 }
@@ -139,6 +150,7 @@ export class Engine {
       workers: options.workers ?? 5,
       cacheFlushIntervalMs: options.cacheFlushIntervalMs ?? 30 * 60_000,
       targetSelector: target,
+      revisionNamespace: options.revisionNamespace ?? DEFAULT_REVISION_NAMESPACE,
     }
   }
 

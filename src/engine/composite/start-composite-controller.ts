@@ -30,6 +30,7 @@ export async function startCompositeController(
     spec.childResources.map(async (rule) => ({
       info: await context.discovery.resolveResource(rule.apiVersion, rule.resource),
       updateMethod: rule.updateMethod,
+      statusChecks: rule.statusChecks,
     }))
   )
   const kind = compositeKind({
@@ -49,6 +50,7 @@ export async function startCompositeController(
     discovery: context.discovery,
     events: context.events,
     log: context.log.child({ controller: definition.name }),
+    revisionNamespace: context.revisionNamespace,
   })
   return startHostedController(context, definition.name, kind, definition.hooks.close, signal)
 }
