@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander'
 import { parseGoDuration } from '../../core/go-duration.js'
-import { Engine } from '../../engine/engine.js'
+import { DEFAULT_REVISION_NAMESPACE, Engine } from '../../engine/engine.js'
 import { parseListenAddress, startOpsServer } from '../../engine/ops/ops-server.js'
 import { createLogger } from '../../runtime/logger.js'
 import type { LogFormat, LogLevel } from '../../runtime/logger.js'
@@ -16,6 +16,7 @@ interface RunOptions {
   clientGoQps: string
   clientGoBurst: string
   targetLabelSelector: string
+  revisionNamespace?: string
   metricsAddress: string
   healthProbeBindAddress: string
   zapLogLevel: string
@@ -52,6 +53,17 @@ function logFormat(text: string): LogFormat {
   throw new CliError(`--zap-encoder must be json or console, got "${text}"`)
 }
 
+/**
+ * Where cluster-scoped parents' ControllerRevisions go: the flag, else the engine's own
+ * namespace as the deployment passes it (`POD_NAMESPACE`, from the downward API), else `default`.
+ */
+function revisionNamespaceOf(opts: RunOptions): string {
+  const fromEnv = process.env['POD_NAMESPACE']
+  if (opts.revisionNamespace !== undefined && opts.revisionNamespace !== '')
+    return opts.revisionNamespace
+  return fromEnv !== undefined && fromEnv !== '' ? fromEnv : DEFAULT_REVISION_NAMESPACE
+}
+
 async function run(io: CliIo, opts: RunOptions): Promise<void> {
   const log = createLogger({
     level: logLevel(opts.zapLogLevel),
@@ -70,6 +82,7 @@ async function run(io: CliIo, opts: RunOptions): Promise<void> {
       burst: Math.max(1, positiveNumber('client-go-burst', opts.clientGoBurst, true)),
     },
     targetLabelSelector: opts.targetLabelSelector,
+    revisionNamespace: revisionNamespaceOf(opts),
     log,
   })
   log.info('starting metactl run', {
@@ -81,6 +94,7 @@ async function run(io: CliIo, opts: RunOptions): Promise<void> {
     clientGoQps: opts.clientGoQps,
     clientGoBurst: opts.clientGoBurst,
     targetLabelSelector: opts.targetLabelSelector,
+    revisionNamespace: revisionNamespaceOf(opts),
   })
   const servers: { close(): Promise<void> }[] = []
   let ready = false
@@ -158,6 +172,10 @@ export function runCommand(io: CliIo): Command {
       '--target-label-selector <selector>',
       'only serve controllers whose labels match, e.g. team=a',
       ''
+    )
+    .option(
+      '--revision-namespace <namespace>',
+      "where cluster-scoped parents' ControllerRevisions live (default: $POD_NAMESPACE, else default)"
     )
     .option(
       '--metrics-address <addr>',
