@@ -38,8 +38,10 @@ function stored(name: string, image: string): ControllerRevision {
 
 describe('parentRevisions', () => {
   it('makes a new revision for a new parent state, owned by the parent', () => {
-    const [latest, ...rest] = parentRevisions(parent, [], settings)
-    assert.equal(rest.length, 0)
+    const result = parentRevisions(parent, [], settings)
+    assert.equal(result.length, 1)
+    const latest = result[0]
+    assert.ok(latest)
     assert.equal(latest.isNew, true)
     const patch = { spec: { template: (parent['spec'] as { template: unknown }).template } }
     assert.deepEqual(latest.revision.parentPatch, patch)
@@ -61,11 +63,11 @@ describe('parentRevisions', () => {
   })
 
   it('finds the latest among the claimed revisions and rebuilds the older parents', () => {
-    const [latest, old] = parentRevisions(
-      parent,
-      [stored('r1', 'v1'), stored('r2', 'v2')],
-      settings
-    )
+    const result = parentRevisions(parent, [stored('r1', 'v1'), stored('r2', 'v2')], settings)
+    const latest = result[0]
+    const old = result[1]
+    assert.ok(latest)
+    assert.ok(old)
     assert.equal(latest.revision.metadata.name, 'r2')
     assert.equal(latest.isNew, false)
     assert.equal(latest.parent, parent)
