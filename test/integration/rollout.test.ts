@@ -70,9 +70,12 @@ describe('rolling updates', () => {
     const ns = await fx.namespace()
     const namespaced = scenario.parentCrd.ref.namespaced
     const parentName = namespaced ? 'cats' : `cats-${ns}`
+    // Versions whose hook call fails (the test's switch for a broken hook).
+    const failing = new Set<string>()
     const hook = await fx.hook((body) => {
       const { parent } = body as HookRequest
       const version = parent.spec?.version ?? '0'
+      if (failing.has(version)) throw new Error(`hook broken for version ${version}`)
       return {
         // A cluster-scoped parent's children name their namespace; null status on that path
         // proves the Updated condition does not need one (upstream panics there).
@@ -119,7 +122,7 @@ describe('rolling updates', () => {
         fx.client.delete(scenario.parentCrd.ref, parentName).catch(() => undefined)
       )
     }
-    return { ns, parentName, parentNs, hook, ref: scenario.parentCrd.ref }
+    return { ns, parentName, parentNs, hook, failing, ref: scenario.parentCrd.ref }
   }
 
   type Rollout = Awaited<ReturnType<typeof startRollout>>
@@ -327,5 +330,46 @@ describe('rolling updates', () => {
       method: 'RollingInPlace',
       hookVersion: 'v2',
     })
+  })
+
+  it('changes and deletes no child while the hook fails for an old revision mid-rollout, and resumes once it answers', async () => {
+    const r = await startRollout({
+      parentCrd: nsParentCrd,
+      parentKind: 'RollParent',
+      method: 'RollingRecreate',
+      hookVersion: 'v1',
+    })
+    for (const name of CHILD_NAMES) await waitForVersion(r, name, '1')
+    await waitForCondition(r, (c) => c.reason === 'OnLatestRevision', 'OnLatestRevision at v1')
+    await setVersion(r, '2')
+    await waitForVersion(r, 'c0', '2')
+    await report(r, 'c0', false)
+    await waitForPause(r, 'c0')
+    const before = await children(r)
+    const revisionsBefore = (await revisionsOf(r)).map((rev) => rev.metadata.resourceVersion)
+
+    // The old revision's hook call now fails; a healthy c0 would otherwise move c1.
+    r.failing.add('1')
+    const calls = r.hook.requests.length
+    await report(r, 'c0', true)
+    await fx.waitForEvent(r.ns, 'SyncError', 'hook broken for version 1', r.parentName)
+    await waitFor(() => r.hook.requests.length > calls, { description: 'a sync after the report' })
+    // Time for any wrong write to land before looking.
+    await new Promise((resolve) => setTimeout(resolve, 1500))
+    const during = await children(r)
+    for (const name of CHILD_NAMES) {
+      assert.equal(during.get(name)?.metadata.uid, before.get(name)?.metadata.uid, `${name} kept`)
+      assert.deepEqual(during.get(name)?.['data'], before.get(name)?.['data'], `${name} unchanged`)
+    }
+    assert.deepEqual(
+      (await revisionsOf(r)).map((rev) => rev.metadata.resourceVersion),
+      revisionsBefore,
+      'no revision written'
+    )
+
+    // The hook answers again: the rollout resumes where it paused.
+    r.failing.clear()
+    await report(r, 'c0', true)
+    await waitForVersion(r, 'c1', '2')
   })
 })
