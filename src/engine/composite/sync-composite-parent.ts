@@ -30,7 +30,6 @@ import type { EventSink } from '../events/event-recorder.js'
 import type { ControllerCaches } from '../loop/parent-controller.js'
 import type { RolloutOutcome } from '../rollout/assemble-rollout.js'
 import { groupKindKey } from '../rollout/controller-revision.js'
-import type { ControllerRevision } from '../rollout/controller-revision.js'
 import { revisionLabels, revisionNamespace } from '../rollout/parent-revisions.js'
 import type { RevisionSettings } from '../rollout/parent-revisions.js'
 import type { RolloutChildRule } from '../rollout/plan-rollout.js'
@@ -204,33 +203,18 @@ export async function syncCompositeParent(
   }
   // Upstream rolls only while children are managed: a deleting parent without our finalizer
   // just gets its status.
-  const revisions = caches.children[pipeline.children.length]?.store
   if (
     usesRollingUpdates(pipeline.children) &&
     shouldManageChildren(parent, finalizer.finalizer, pipeline.finalizerEnabled)
   ) {
-    if (revisions === undefined) throw new NotSyncedError('no cache for controllerrevisions')
-    const rollout = await syncRollout(
-      {
-        client: pipeline.client,
-        parentInfo: pipeline.parent,
-        revisions,
-        settings: revisionSettings(pipeline, parent, selector),
-        matchesSelector: selector.matches,
-        childRules: compositeSyncRules(pipeline.children, selector),
-        rolloutRules: rolloutRules(pipeline.children),
-        signal,
-      },
-      parent,
-      observed,
-      callFor
-    )
+    const rollout = await rollOut(pipeline, parent, selector, observed, caches, callFor, signal)
+    const { response } = rollout
     return applyCompositeAnswer(
       pipeline,
       parent,
       observed,
       selector,
-      rollout.response,
+      response,
       signal,
       log,
       rollout
@@ -238,6 +222,36 @@ export async function syncCompositeParent(
   }
   const response = await callFor(parent)
   return applyCompositeAnswer(pipeline, parent, observed, selector, response, signal, log)
+}
+
+/** The rollout step of the composite pipeline: every revision's hook call and the plan. */
+async function rollOut(
+  pipeline: CompositePipeline,
+  parent: KubeObject,
+  selector: ParentSelector,
+  observed: ObjectsByType,
+  caches: ControllerCaches,
+  callFor: (state: KubeObject) => Promise<CompositeSyncResponse>,
+  signal: AbortSignal
+): Promise<RolloutOutcome> {
+  // The revision cache is the last child source (see compositeChildSources).
+  const revisions = caches.children[pipeline.children.length]?.store
+  if (revisions === undefined) throw new NotSyncedError('no cache for controllerrevisions')
+  return syncRollout(
+    {
+      client: pipeline.client,
+      parentInfo: pipeline.parent,
+      revisions,
+      settings: revisionSettings(pipeline, parent, selector),
+      matchesSelector: selector.matches,
+      childRules: compositeSyncRules(pipeline.children, selector),
+      rolloutRules: rolloutRules(pipeline.children),
+      signal,
+    },
+    parent,
+    observed,
+    callFor
+  )
 }
 
 function revisionSettings(
@@ -331,6 +345,3 @@ async function recordRollout(
   if (waiting?.reason === 'status-check')
     pipeline.events.record(parent, 'Warning', 'RolloutWaiting', waiting.message)
 }
-
-/** The revisions a rollout keeps, for logs and `metactl render`. */
-export type { ControllerRevision }

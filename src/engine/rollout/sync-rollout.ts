@@ -9,11 +9,12 @@
 import type { KubeObject } from '../../core/kube-object.js'
 import { controllerRefOf } from '../../core/owner-references.js'
 import type { CompositeSyncResponse } from '../../api/hook-model.js'
-import { AlreadyExistsError, NotFoundError } from '../../kube/api-error.js'
+import { AlreadyExistsError, ConflictError, NotFoundError } from '../../kube/api-error.js'
 import type { ObjectClient } from '../../kube/object-client.js'
 import type { ResourceInfo } from '../../kube/resource-map.js'
 import { CONTROLLER_REVISIONS } from '../../kube/well-known-resources.js'
 import type { ObjectReader } from '../../runtime/object-store.js'
+import { NotSyncedError } from '../../runtime/reconcile-errors.js'
 import { claimChildren } from '../children/claim-children.js'
 import { prepareDesiredChildren } from '../children/desired-children.js'
 import type { DesiredChildrenRules } from '../children/desired-children.js'
@@ -124,6 +125,9 @@ export async function syncRollout(
 /**
  * Writes the ControllerRevision changes: deletes (UID precondition), then updates, then creates.
  * A revision already deleted or already created counts as done.
+ *
+ * @throws NotSyncedError when an update conflicts: the revision cache is behind the engine's own
+ *   last write, so the sync is retried (with backoff, without a SyncError event).
  */
 export async function writeRevisions(
   client: Pick<ObjectClient, 'create' | 'update' | 'delete'>,
@@ -147,10 +151,20 @@ export async function writeRevisions(
     }
   }
   for (const revision of writes.update) {
-    await client.update(CONTROLLER_REVISIONS, revision, {
-      ...call,
-      namespace: revision.metadata.namespace ?? '',
-    })
+    try {
+      await client.update(CONTROLLER_REVISIONS, revision, {
+        ...call,
+        namespace: revision.metadata.namespace ?? '',
+      })
+    } catch (error) {
+      // Our own earlier write has not reached the cache yet: retry once it has, without the
+      // SyncError event a real failure gets.
+      if (!(error instanceof ConflictError)) throw error
+      throw new NotSyncedError(
+        `ControllerRevision ${revision.metadata.name ?? ''} changed since it was cached`,
+        { cause: error }
+      )
+    }
   }
   for (const revision of writes.create) {
     try {
