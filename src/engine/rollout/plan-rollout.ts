@@ -14,6 +14,7 @@
  */
 import type { KubeObject } from '../../core/kube-object.js'
 import { isJsonObject } from '../../core/kube-object.js'
+import { groupOf } from '../../core/owner-references.js'
 import type { StatusConditionCheck, UpdateMethod } from '../../api/controller-spec-fields.js'
 import { applyUpdate, isSemanticallyEqual } from '../children/dynamic-apply.js'
 import type { RevisionChildren } from './controller-revision.js'
@@ -219,8 +220,7 @@ function safeUpToDate(observed: KubeObject, desired: KubeObject): boolean {
 }
 
 function splitKind(object: KubeObject): { apiGroup: string; kind: string } {
-  const slash = object.apiVersion.indexOf('/')
-  return { apiGroup: slash === -1 ? '' : object.apiVersion.slice(0, slash), kind: object.kind }
+  return { apiGroup: groupOf(object.apiVersion), kind: object.kind }
 }
 
 /**
