@@ -43,7 +43,7 @@ describe('parseCompositeControllerSpec', () => {
   it('applies the CRD defaults to a minimal spec', () => {
     const parsed = parseCompositeControllerSpec(spec())
     assert.deepEqual(parsed.childResources, [
-      { apiVersion: 'v1', resource: 'pods', updateMethod: 'OnDelete' },
+      { apiVersion: 'v1', resource: 'pods', updateMethod: 'OnDelete', statusChecks: [] },
     ])
     assert.equal(parsed.hooks.sync?.version, 'v1')
     assert.deepEqual(parsed.hooks.sync.webhook, {
@@ -253,6 +253,50 @@ describe('parseCompositeControllerSpec', () => {
         ),
       'spec.childResources[1].updateStrategy.method',
       /must be one of OnDelete, Recreate, InPlace, RollingRecreate, RollingInPlace, not "Replace"/
+    )
+  })
+
+  it('reads statusChecks conditions, keeping status and reason only when given', () => {
+    const parsed = parseCompositeControllerSpec(
+      spec({
+        childResources: [
+          {
+            apiVersion: 'v1',
+            resource: 'pods',
+            updateStrategy: {
+              method: 'RollingRecreate',
+              statusChecks: {
+                conditions: [
+                  { type: 'Ready', status: 'True' },
+                  { type: 'Synced', reason: 'Ok' },
+                ],
+              },
+            },
+          },
+        ],
+      })
+    )
+    assert.deepEqual(parsed.childResources[0]?.statusChecks, [
+      { type: 'Ready', status: 'True' },
+      { type: 'Synced', reason: 'Ok' },
+    ])
+  })
+
+  it('refuses a statusChecks condition without a type, naming it', () => {
+    assertSpecError(
+      () =>
+        parseCompositeControllerSpec(
+          spec({
+            childResources: [
+              {
+                apiVersion: 'v1',
+                resource: 'pods',
+                updateStrategy: { method: 'RollingInPlace', statusChecks: { conditions: [{}] } },
+              },
+            ],
+          })
+        ),
+      'spec.childResources[0].updateStrategy.statusChecks.conditions[0].type'
     )
   })
 

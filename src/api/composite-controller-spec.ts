@@ -30,6 +30,7 @@ export type {
   ControllerHooks,
   HookSpec,
   ResourceRule,
+  StatusConditionCheck,
   UpdateMethod,
   WebhookSpec,
 } from './controller-spec-fields.js'

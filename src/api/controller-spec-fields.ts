@@ -37,9 +37,22 @@ export const UPDATE_METHODS: readonly UpdateMethod[] = [
   'RollingInPlace',
 ]
 
+/**
+ * One condition a rolling child must show before the rollout moves on
+ * (`updateStrategy.statusChecks.conditions[]`): a `status.conditions[]` entry of this `type`,
+ * with this `status` and `reason` when they are given.
+ */
+export interface StatusConditionCheck {
+  readonly type: string
+  readonly status?: string
+  readonly reason?: string
+}
+
 /** A child rule of a CompositeController, or an attachment rule of a DecoratorController. */
 export interface ChildRule extends ResourceRule {
   readonly updateMethod: UpdateMethod
+  /** `updateStrategy.statusChecks.conditions`; empty when absent (rolling methods only). */
+  readonly statusChecks: readonly StatusConditionCheck[]
 }
 
 /** Where and how a webhook is called. */
@@ -341,6 +354,29 @@ export function parseChildRules(value: unknown, path: string): ChildRule[] {
     return {
       ...rule,
       updateMethod: method === undefined || method === '' ? 'OnDelete' : (method as UpdateMethod),
+      statusChecks: parseStatusChecks(
+        strategy?.['statusChecks'],
+        `${at}.updateStrategy.statusChecks`
+      ),
+    }
+  })
+}
+
+/** Reads `updateStrategy.statusChecks` at `path`; absent means no checks. */
+export function parseStatusChecks(value: unknown, path: string): StatusConditionCheck[] {
+  const checks = optionalObject(value, path)
+  const conditions = checks?.['conditions'] ?? []
+  if (!Array.isArray(conditions))
+    throw new ControllerSpecError(`${path}.conditions`, 'must be a list')
+  return conditions.map((raw: unknown, i): StatusConditionCheck => {
+    const at = `${path}.conditions[${i}]`
+    const condition = field(raw, at)
+    const status = optionalString(condition, 'status', at)
+    const reason = optionalString(condition, 'reason', at)
+    return {
+      type: requiredString(condition, 'type', at),
+      ...(status === undefined ? {} : { status }),
+      ...(reason === undefined ? {} : { reason }),
     }
   })
 }

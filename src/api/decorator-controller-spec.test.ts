@@ -82,9 +82,9 @@ describe('parseDecoratorControllerSpec', () => {
       })
     )
     assert.deepEqual(parsed.attachments, [
-      { apiVersion: 'v1', resource: 'configmaps', updateMethod: 'OnDelete' },
-      { apiVersion: 'v1', resource: 'secrets', updateMethod: 'OnDelete' },
-      { apiVersion: 'v1', resource: 'services', updateMethod: 'OnDelete' },
+      { apiVersion: 'v1', resource: 'configmaps', updateMethod: 'OnDelete', statusChecks: [] },
+      { apiVersion: 'v1', resource: 'secrets', updateMethod: 'OnDelete', statusChecks: [] },
+      { apiVersion: 'v1', resource: 'services', updateMethod: 'OnDelete', statusChecks: [] },
     ])
   })
 

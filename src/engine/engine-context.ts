@@ -31,6 +31,11 @@ export interface EngineContext {
   readonly leading?: Promise<void>
   /** Largest hook response body accepted, in bytes. */
   readonly hookResponseLimitBytes?: number
+  /**
+   * Where the ControllerRevisions of cluster-scoped parents live (`--revision-namespace`);
+   * a namespaced parent's live in its own namespace.
+   */
+  readonly revisionNamespace: string
 }
 
 /** A CompositeController ready to run: from a cluster object, or defined in TypeScript. */

@@ -67,6 +67,12 @@ function abortableDelay(ms: number, signal: AbortSignal | undefined): Promise<vo
   })
 }
 
+/**
+ * The default home of cluster-scoped parents' ControllerRevisions: `default`, which every
+ * cluster has; `metactl run` uses the engine's own namespace when it knows it.
+ */
+export const DEFAULT_REVISION_NAMESPACE = 'default'
+
 /** Options of {@link Engine}. */
 export interface EngineOptions {
   /** Workers per hosted controller (5, upstream `--workers`). */
@@ -83,6 +89,11 @@ export interface EngineOptions {
   readonly watchDecoratorControllers?: boolean
   /** Only serve CompositeControllers whose labels match (upstream `--target-label-selector`). */
   readonly targetLabelSelector?: string
+  /**
+   * Where the ControllerRevisions of cluster-scoped parents live ({@link DEFAULT_REVISION_NAMESPACE}).
+   * Upstream gives them no namespace, so its rolling updates fail for cluster-scoped parents.
+   */
+  readonly revisionNamespace?: string
   readonly log?: Logger
   readonly metrics?: RuntimeMetrics
   /** Events per object allowed in a burst (25, upstream `--events-burst`). */
@@ -193,6 +204,7 @@ export class Engine {
       targetSelector: target,
       hookResponseLimitBytes: options.hookResponseLimitBytes ?? 64 * 1024 * 1024,
       ...(leadership === undefined ? {} : { leading: leadership.leading }),
+      revisionNamespace: options.revisionNamespace ?? DEFAULT_REVISION_NAMESPACE,
     }
   }
 

@@ -14,7 +14,7 @@
  *
  * @module
  */
-export { Engine } from './engine.js'
+export { DEFAULT_REVISION_NAMESPACE, Engine } from './engine.js'
 export type {
   EngineOptions,
   InProcessCompositeController,
@@ -39,3 +39,6 @@ export type {
   DecoratorSyncResponse,
   ObjectsByType,
 } from '../api/hook-model.js'
+export { controllerRevisionName, controllerRevisionHash } from './rollout/revision-name.js'
+export { REVISION_API_GROUP_LABEL, REVISION_RESOURCE_LABEL } from './rollout/controller-revision.js'
+export type { ControllerRevision, RevisionChildren } from './rollout/controller-revision.js'

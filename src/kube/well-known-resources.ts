@@ -65,3 +65,11 @@ export const DECORATOR_CONTROLLERS: ResourceRef = {
   resource: 'decoratorcontrollers',
   namespaced: false,
 }
+
+/** `metacontroller.k8s.io/v1alpha1 controllerrevisions` (namespaced; rolling-update history). */
+export const CONTROLLER_REVISIONS: ResourceRef = {
+  group: 'metacontroller.k8s.io',
+  version: 'v1alpha1',
+  resource: 'controllerrevisions',
+  namespaced: true,
+}

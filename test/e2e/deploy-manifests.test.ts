@@ -270,6 +270,10 @@ describe('deploy manifests', () => {
       assert.ok(container)
       assert.equal(container.image, IMAGE)
       assert.deepEqual(container.args, DEPLOYMENT_ARGS)
+      // The engine's namespace, home of cluster-scoped parents' ControllerRevisions.
+      assert.deepEqual(container['env'], [
+        { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+      ])
       assert.deepEqual(container['ports'], [
         { name: 'metrics', containerPort: 9999, protocol: 'TCP' },
         { name: 'health', containerPort: 8081, protocol: 'TCP' },
@@ -746,6 +750,7 @@ describe('deploy manifests', () => {
           'image',
           'imagePullPolicy',
           'args',
+          'env',
           'ports',
           'livenessProbe',
           'readinessProbe',

@@ -20,7 +20,8 @@ import { compositeSelector } from '../../engine/composite/composite-selector.js'
 import type { ParentSelector } from '../../engine/composite/composite-selector.js'
 import { compositeWire, webhookFunction } from '../../engine/hooks/webhook-hooks.js'
 import { planSync } from '../../engine/sync/plan-sync.js'
-import type { SyncPlan } from '../../engine/sync/plan-sync.js'
+import type { SyncPlan, SyncRules } from '../../engine/sync/plan-sync.js'
+import type { RolloutOutcome } from '../../engine/rollout/assemble-rollout.js'
 import { inProcessHooks } from '../../sdk/in-process.js'
 import type { CompositeHook } from '../../sdk/hook-types.js'
 import { CliError } from '../cli-error.js'
@@ -40,7 +41,14 @@ import {
   writtenForm,
   yamlLines,
 } from './render-support.js'
-import type { RenderOptions } from './render-support.js'
+import type { RenderOptions, ResolvedRule } from './render-support.js'
+import {
+  isControllerRevision,
+  renderRollout,
+  rollsChildren,
+  rolloutComments,
+  rolloutJson,
+} from './render-rollout.js'
 
 /** A hook to call, and what to call it in messages. */
 interface RenderHook {
@@ -58,6 +66,8 @@ export interface CompositeRender {
   readonly fresh: ChildPlan
   readonly plan: ChildPlan
   readonly response: CompositeSyncResponse
+  /** The rollout step's decisions, when a child rule rolls. */
+  readonly rollout?: RolloutOutcome
 }
 
 function webhookHook(
@@ -120,9 +130,12 @@ export async function renderComposite(
 ): Promise<CompositeRender> {
   const { spec } = controller
   const parent = readParentObject(opts.parent, [spec.parentResource], warn)
-  const observedObjects = (opts.observed ?? []).flatMap((file) =>
+  const allObserved = (opts.observed ?? []).flatMap((file) =>
     readObjects('--observed', file).map((object) => ({ object, file }))
   )
+  // ControllerRevisions are the rollout's input, not children.
+  const revisions = allObserved.filter((o) => isControllerRevision(o.object)).map((o) => o.object)
+  const observedObjects = allObserved.filter((o) => !isControllerRevision(o.object))
   const { rules, byRule } = resolveObserved(
     spec.childResources,
     'childResources',
@@ -146,49 +159,65 @@ export async function renderComposite(
     warn('warning: the customize hook is not called offline; related objects are empty')
   }
 
-  const request: CompositeSyncRequest = {
+  const observed = new Map(rules.map((rule) => [typeOf(rule), byRule.get(rule) ?? new Map()]))
+  const request = (state: KubeObject): CompositeSyncRequest => ({
     controller: { ...controller.object, status: controller.object['status'] ?? {} },
-    parent,
-    children: new Map(rules.map((rule) => [typeOf(rule), byRule.get(rule) ?? new Map()])),
+    parent: state,
+    children: observed,
     related: new Map(),
     finalizing,
-  }
+  })
   const hook =
     opts.hookUrl === undefined
       ? await moduleHook(opts.hookModule ?? '', finalizing)
       : webhookHook(opts.hookUrl, spec, finalizing, warn)
+  const invalid = (error: unknown): never => {
+    if (error instanceof InvalidDesiredChildError)
+      throw new CliError(`${hook.description} returned invalid children: ${error.message}`)
+    throw error
+  }
   let response: CompositeSyncResponse
+  let rollout: RolloutOutcome | undefined
   try {
-    response = await hook.call(request)
+    response = await hook.call(request(parent))
+    correctGuesses(rules, response.children, warn)
+    if (rollsChildren(spec)) {
+      const childRules = syncRulesOf(rules, selector)
+      const input = { spec, parent, selector, rules, observed, revisions, childRules, request }
+      rollout = await renderRollout({ ...input, call: (r) => hook.call(r) }).catch(invalid)
+      response = rollout.response
+    }
   } catch (error) {
+    if (error instanceof CliError) throw error
     throw new CliError(`${hook.description} failed: ${messageOf(error)}`)
   } finally {
     await hook.close()
   }
-
-  correctGuesses(rules, response.children, warn)
-  const types = childTypesOf(rules)
-  const observed = new Map(rules.map((rule) => [typeOf(rule), byRule.get(rule) ?? new Map()]))
+  const syncRules = syncRulesOf(rules, selector)
   let plan: SyncPlan
   try {
-    plan = planSync(parent, observed, response.children, {
-      types,
-      declaredTypes: new Set(types.keys()),
-      namespaced: new Map(rules.map((rule) => [typeOf(rule), isNamespaced(rule)])),
-      injectLabels: selector.injectLabels,
-      matchesSelector: selector.matches,
-    })
+    plan = planSync(parent, observed, response.children, syncRules)
   } catch (error) {
-    if (error instanceof InvalidDesiredChildError) {
-      throw new CliError(`${hook.description} returned invalid children: ${error.message}`)
-    }
-    throw error
+    return invalid(error)
   }
   return {
     desired: [...plan.desired.values()].flatMap((children) => [...children.values()]),
-    ...writtenForm(plan, types, parent),
+    ...writtenForm(plan, syncRules.types, parent),
     plan: plan.children,
     response,
+    ...(rollout === undefined ? {} : { rollout }),
+  }
+}
+
+/** The engine's rules for desired children, from the resolved rules and the selector. */
+function syncRulesOf(rules: readonly ResolvedRule[], selector: ParentSelector): SyncRules {
+  const types = childTypesOf(rules)
+  return {
+    types,
+    declaredTypes: new Set(types.keys()),
+    namespaced: new Map(rules.map((rule) => [typeOf(rule), isNamespaced(rule)])),
+    injectLabels: selector.injectLabels,
+    matchesSelector: selector.matches,
   }
 }
 
@@ -209,6 +238,7 @@ export function formatCompositeText(result: CompositeRender): string[] {
   for (const child of result.written) lines.push('---', ...yamlLines(child))
   if (result.written.length === 0) lines.push('# No desired children.')
   const { plan, response } = result
+  if (result.rollout !== undefined) lines.push(...rolloutComments(result.rollout))
   lines.push(...planComments(plan))
   const status = response.status
   if (status === null || Object.keys(status).length === 0) {
@@ -228,6 +258,7 @@ export function formatCompositeJson(result: CompositeRender): string {
     {
       desired: result.desired,
       plan: planJson(plan),
+      ...(result.rollout === undefined ? {} : { rollout: rolloutJson(result.rollout) }),
       status: response.status,
       resyncAfterSeconds: response.resyncAfterMs / 1000,
       finalized: response.finalized,

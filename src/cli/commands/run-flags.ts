@@ -6,6 +6,7 @@
  */
 import { parseGoDuration } from '../../core/go-duration.js'
 import { compileLabelSelector, parseSelectorString } from '../../core/label-selector.js'
+import { DEFAULT_REVISION_NAMESPACE } from '../../engine/engine.js'
 import { parseListenAddress } from '../../engine/ops/ops-server.js'
 import { LEADER_ELECTION_DEFAULTS } from '../../runtime/leader-election.js'
 import type { LogFormat, LogLevel } from '../../runtime/logger.js'
@@ -27,6 +28,7 @@ export interface RunOptions {
   clientGoQps: string
   clientGoBurst: string
   targetLabelSelector: string
+  revisionNamespace?: string
   metricsAddress: string
   healthProbeBindAddress: string
   zapLogLevel: string
@@ -64,6 +66,8 @@ export interface RunConfig {
   readonly cacheFlushIntervalMs: number
   readonly clientRateLimit: { readonly qps: number; readonly burst: number }
   readonly targetLabelSelector: string
+  /** Home of cluster-scoped parents' ControllerRevisions. */
+  readonly revisionNamespace: string
   readonly metricsAddress: { host: string; port: number } | undefined
   readonly probeAddress: { host: string; port: number } | undefined
   readonly logLevel: LogLevel
@@ -194,11 +198,22 @@ function leaderElection(opts: RunOptions): LeaderElectionFlags {
 }
 
 /**
+ * Where cluster-scoped parents' ControllerRevisions go: the flag, else the engine's own
+ * namespace as the deployment passes it (`POD_NAMESPACE`, from the downward API), else `default`.
+ */
+function revisionNamespaceOf(opts: RunOptions, env: NodeJS.ProcessEnv): string {
+  if (opts.revisionNamespace !== undefined && opts.revisionNamespace !== '')
+    return opts.revisionNamespace
+  const fromEnv = env['POD_NAMESPACE']
+  return fromEnv !== undefined && fromEnv !== '' ? fromEnv : DEFAULT_REVISION_NAMESPACE
+}
+
+/**
  * Checks every flag of `metactl run` and returns typed settings; does no I/O.
  *
  * @throws CliError with exit code {@link USAGE_EXIT_CODE} for the first invalid flag.
  */
-export function parseRunFlags(opts: RunOptions): RunConfig {
+export function parseRunFlags(opts: RunOptions, env: NodeJS.ProcessEnv = process.env): RunConfig {
   return {
     ...(opts.kubeconfig === undefined ? {} : { kubeconfig: opts.kubeconfig }),
     ...(opts.context === undefined ? {} : { context: opts.context }),
@@ -210,6 +225,7 @@ export function parseRunFlags(opts: RunOptions): RunConfig {
       burst: Math.max(1, nonNegative('client-go-burst', opts.clientGoBurst, true)),
     },
     targetLabelSelector: selector(opts.targetLabelSelector),
+    revisionNamespace: revisionNamespaceOf(opts, env),
     metricsAddress: listenAddress('metrics-address', opts.metricsAddress),
     probeAddress: listenAddress('health-probe-bind-address', opts.healthProbeBindAddress),
     logLevel: logLevel(opts.zapLogLevel),

@@ -122,6 +122,7 @@ async function serve(config: RunConfig, shutdown: Shutdown, log: Logger): Promis
     cacheFlushIntervalMs: config.cacheFlushIntervalMs,
     clientRateLimit: config.clientRateLimit,
     targetLabelSelector: config.targetLabelSelector,
+    revisionNamespace: config.revisionNamespace,
     hookResponseLimitBytes: config.hookResponseLimitBytes,
     eventsQps: config.eventsQps,
     eventsBurst: config.eventsBurst,
@@ -204,6 +205,10 @@ export function runCommand(): Command {
       '--target-label-selector <selector>',
       'only serve controllers whose labels match, e.g. team=a',
       ''
+    )
+    .option(
+      '--revision-namespace <namespace>',
+      "where cluster-scoped parents' ControllerRevisions live (default: $POD_NAMESPACE, else default)"
     )
     .option(
       '--metrics-address <addr>',

@@ -22,16 +22,17 @@ import type {
 import type { Discovery } from '../../kube/discovery.js'
 import type { ObjectClient } from '../../kube/object-client.js'
 import type { ResourceInfo } from '../../kube/resource-map.js'
+import { CONTROLLER_REVISIONS } from '../../kube/well-known-resources.js'
 import { Action } from '../../runtime/controller-loop.js'
 import type { Logger } from '../../runtime/logger.js'
 import type { SharedInformers } from '../../runtime/shared-informers.js'
 import { RelatedObjectsManager } from '../customize/related-objects-manager.js'
 import type { EventSink } from '../events/event-recorder.js'
-import type { ControllerCaches, ControllerKind } from '../loop/parent-controller.js'
+import type { ControllerCaches, ControllerKind, WatchSource } from '../loop/parent-controller.js'
 import { hasFinalizer } from '../sync/finalizer-step.js'
 import { reportSyncError } from '../sync/report-sync-error.js'
 import { compositeSelector } from './composite-selector.js'
-import { syncCompositeParent } from './sync-composite-parent.js'
+import { syncCompositeParent, usesRollingUpdates } from './sync-composite-parent.js'
 import type { CompositePipeline, ResolvedChild } from './sync-composite-parent.js'
 
 /** The hooks of a CompositeController; absent means not enabled. */
@@ -66,6 +67,8 @@ export interface CompositeKindOptions {
   readonly discovery: Pick<Discovery, 'resolveResource'>
   readonly events: EventSink
   readonly log: Logger
+  /** Where the ControllerRevisions of cluster-scoped parents live. */
+  readonly revisionNamespace: string
 }
 
 /** Returns the finalizer a CompositeController puts on its parents. */
@@ -137,6 +140,18 @@ export function compositeChildKeys(
   }
 }
 
+/**
+ * The child sources of a composite controller: one per child rule and, when a rule rolls, the
+ * ControllerRevisions last. Revisions are only read from their cache: their changes are the
+ * engine's own writes and trigger no sync (as upstream, whose revision informer has no handlers).
+ */
+export function compositeChildSources(children: readonly ResolvedChild[]): WatchSource[] {
+  return [
+    ...children.map((c) => ({ ref: c.info.ref })),
+    ...(usesRollingUpdates(children) ? [{ ref: CONTROLLER_REVISIONS, passive: true }] : []),
+  ]
+}
+
 /** Builds a CompositeController's {@link ControllerKind}. */
 export function compositeKind(options: CompositeKindOptions): ControllerKind {
   const { spec, parent: parentInfo } = options
@@ -170,13 +185,14 @@ export function compositeKind(options: CompositeKindOptions): ControllerKind {
     related,
     matchesScope,
     events: options.events,
+    revisionNamespace: options.revisionNamespace,
   }
   const childKeys = compositeChildKeys(spec, parentInfo, isInScope)
 
   return {
     name: `CompositeController-${options.name}`,
     parentSources: [{ ref: parentInfo.ref }],
-    childSources: options.children.map((c) => ({ ref: c.info.ref })),
+    childSources: compositeChildSources(options.children),
     resyncPeriodMs: spec.resyncPeriodMs,
 
     parentKeys(parent, old) {

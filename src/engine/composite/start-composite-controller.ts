@@ -6,13 +6,16 @@
 import type { CompositeControllerDefinition, EngineContext } from '../engine-context.js'
 import { startHostedController } from '../loop/start-hosted-controller.js'
 import type { HostedController } from '../loop/start-hosted-controller.js'
+import { CONTROLLER_REVISIONS } from '../../kube/well-known-resources.js'
 import { checkParentResource, compositeKind } from './composite-kind.js'
+import { usesRollingUpdates } from './sync-composite-parent.js'
 
 /**
  * Resolves a CompositeController's resources through discovery, checks them, and starts its
  * hosted controller; resolves once its caches are synced and workers run.
  *
- * @throws UnknownResourceError when a resource is not served (yet).
+ * @throws UnknownResourceError when a resource is not served (yet), including the
+ *   ControllerRevision CRD when a child rule rolls.
  * @throws ControllerSpecError when the parent has no status subresource.
  */
 export async function startCompositeController(
@@ -30,8 +33,17 @@ export async function startCompositeController(
     spec.childResources.map(async (rule) => ({
       info: await context.discovery.resolveResource(rule.apiVersion, rule.resource),
       updateMethod: rule.updateMethod,
+      statusChecks: rule.statusChecks,
     }))
   )
+  if (usesRollingUpdates(children)) {
+    // Rolling rules keep ControllerRevisions: without their CRD the revision cache would never
+    // sync, so fail here (CreateError, retried) and name what is missing.
+    await context.discovery.resolveResource(
+      `${CONTROLLER_REVISIONS.group}/${CONTROLLER_REVISIONS.version}`,
+      CONTROLLER_REVISIONS.resource
+    )
+  }
   const kind = compositeKind({
     name: definition.name,
     controller: definition.controller,
@@ -49,6 +61,7 @@ export async function startCompositeController(
     discovery: context.discovery,
     events: context.events,
     log: context.log.child({ controller: definition.name }),
+    revisionNamespace: context.revisionNamespace,
   })
   return startHostedController(context, definition.name, kind, definition.hooks.close, signal)
 }

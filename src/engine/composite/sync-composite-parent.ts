@@ -21,13 +21,21 @@ import type { ResourceInfo } from '../../kube/resource-map.js'
 import { Action } from '../../runtime/controller-loop.js'
 import type { Logger } from '../../runtime/logger.js'
 import { NotSyncedError, TerminalError } from '../../runtime/reconcile-errors.js'
+import { groupOf } from '../../core/owner-references.js'
 import { claimCandidates, claimChildren } from '../children/claim-children.js'
 import { manageChildren } from '../children/manage-children.js'
 import type { ChildType } from '../children/plan-children.js'
 import type { RelatedObjectsManager } from '../customize/related-objects-manager.js'
-import type { ControllerCaches } from '../loop/parent-controller.js'
-import { callHook } from '../sync/call-hook.js'
 import type { EventSink } from '../events/event-recorder.js'
+import type { ControllerCaches } from '../loop/parent-controller.js'
+import type { RolloutOutcome } from '../rollout/assemble-rollout.js'
+import { groupKindKey } from '../rollout/controller-revision.js'
+import { revisionLabels, revisionNamespace } from '../rollout/parent-revisions.js'
+import type { RevisionSettings } from '../rollout/parent-revisions.js'
+import type { RolloutChildRule } from '../rollout/plan-rollout.js'
+import { isRollingMethod } from '../rollout/plan-rollout.js'
+import { syncRollout, writeRevisions } from '../rollout/sync-rollout.js'
+import { callHook } from '../sync/call-hook.js'
 import { recordHookEvents } from '../sync/record-hook-events.js'
 import { chooseHook } from '../sync/choose-hook.js'
 import type { FinalizerTarget } from '../sync/finalizer-step.js'
@@ -42,6 +50,8 @@ import { compositeStatus, writeCompositeStatus } from './write-composite-status.
 export interface ResolvedChild {
   readonly info: ResourceInfo
   readonly updateMethod: ChildType['updateMethod']
+  /** `updateStrategy.statusChecks.conditions` (rolling methods only). */
+  readonly statusChecks?: RolloutChildRule['statusChecks']
 }
 
 /** The sync and finalize hooks of a composite pipeline; absent means not enabled. */
@@ -65,8 +75,28 @@ export interface CompositePipeline {
   readonly related: RelatedObjectsManager | undefined
   /** Tells whether a parent matches `parentResource.labelSelector`. */
   readonly matchesScope: (parent: KubeObject) => boolean
-  /** Where hook-emitted events go; absent drops them. */
-  readonly events?: EventSink
+  /** Where hook-emitted events and a rollout's pause are reported. */
+  readonly events: EventSink
+  /**
+   * Where the ControllerRevisions of cluster-scoped parents live (a namespaced parent's live in
+   * its own namespace).
+   */
+  readonly revisionNamespace: string
+}
+
+/** Tells whether any child rule uses a rolling update method (then revisions are kept). */
+export function usesRollingUpdates(children: readonly ResolvedChild[]): boolean {
+  return children.some((child) => isRollingMethod(child.updateMethod))
+}
+
+/** The child rules by `Kind.group` key, as the rollout planner reads them (version ignored). */
+export function rolloutRules(children: readonly ResolvedChild[]): Map<string, RolloutChildRule> {
+  return new Map(
+    children.map((child) => [
+      groupKindKey(groupOf(child.info.apiVersion), child.info.kind),
+      { method: child.updateMethod, statusChecks: child.statusChecks ?? [] },
+    ])
+  )
 }
 
 /** Returns the rules desired children must follow, by parent. */
@@ -157,15 +187,93 @@ export async function syncCompositeParent(
   })
   const hook = choice === 'none' ? undefined : pipeline.hooks[choice]
   if (hook === undefined) throw new TerminalError('sync hook nil//not defined')
-  const request: CompositeSyncRequest = {
-    controller: pipeline.controller,
-    parent,
-    children: observed,
-    related,
-    finalizing: choice === 'finalize',
+  const callFor = async (state: KubeObject): Promise<CompositeSyncResponse> => {
+    // A historical parent gets related objects of its own state (the customize cache is shared).
+    const forState =
+      state === parent
+        ? related
+        : ((await pipeline.related?.relatedObjects(state, signal)) ?? new Map())
+    const request: CompositeSyncRequest = {
+      controller: pipeline.controller,
+      parent: state,
+      children: observed,
+      related: forState,
+      finalizing: choice === 'finalize',
+    }
+    return callHook(hook, choice, request, signal, log)
   }
-  const response = await callHook(hook, choice, request, signal, log)
+  // Upstream rolls only while children are managed: a deleting parent without our finalizer
+  // just gets its status.
+  if (
+    usesRollingUpdates(pipeline.children) &&
+    shouldManageChildren(parent, finalizer.finalizer, pipeline.finalizerEnabled)
+  ) {
+    const rollout = await rollOut(pipeline, parent, selector, observed, caches, callFor, signal)
+    const { response } = rollout
+    return applyCompositeAnswer(
+      pipeline,
+      parent,
+      observed,
+      selector,
+      response,
+      signal,
+      log,
+      rollout
+    )
+  }
+  const response = await callFor(parent)
   return applyCompositeAnswer(pipeline, parent, observed, selector, response, signal, log)
+}
+
+/** The rollout step of the composite pipeline: every revision's hook call and the plan. */
+async function rollOut(
+  pipeline: CompositePipeline,
+  parent: KubeObject,
+  selector: ParentSelector,
+  observed: ObjectsByType,
+  caches: ControllerCaches,
+  callFor: (state: KubeObject) => Promise<CompositeSyncResponse>,
+  signal: AbortSignal
+): Promise<RolloutOutcome> {
+  // The revision cache is the last child source (see compositeChildSources).
+  const revisions = caches.children[pipeline.children.length]?.store
+  if (revisions === undefined) throw new NotSyncedError('no cache for controllerrevisions')
+  return syncRollout(
+    {
+      client: pipeline.client,
+      parentInfo: pipeline.parent,
+      revisions,
+      settings: revisionSettings(pipeline, parent, selector),
+      matchesSelector: selector.matches,
+      childRules: compositeSyncRules(pipeline.children, selector),
+      rolloutRules: rolloutRules(pipeline.children),
+      signal,
+    },
+    parent,
+    observed,
+    callFor
+  )
+}
+
+function revisionSettings(
+  pipeline: CompositePipeline,
+  parent: KubeObject,
+  selector: ParentSelector
+): RevisionSettings {
+  const parentGroup = pipeline.parent.ref.group
+  const parentResource = pipeline.parent.ref.resource
+  return {
+    parentResource,
+    parentGroup,
+    fieldPaths: pipeline.spec.parentResource.revisionFieldPaths,
+    namespace: revisionNamespace(parent, pipeline.revisionNamespace),
+    labels: revisionLabels(parent, {
+      selectorLabels: selector.spec.matchLabels ?? {},
+      useTemplate: !pipeline.spec.generateSelector,
+      parentGroup,
+      parentResource,
+    }),
+  }
 }
 
 /**
@@ -179,13 +287,16 @@ async function applyCompositeAnswer(
   selector: ParentSelector,
   response: CompositeSyncResponse,
   signal: AbortSignal,
-  log: Logger
+  log: Logger,
+  rollout?: RolloutOutcome
 ): Promise<Action> {
   const { finalizer } = pipeline
   const rules = compositeSyncRules(pipeline.children, selector)
   const plan = planSync(parent, observed, response.children, rules)
   // The response passed every check: the events it asks for are recorded, whatever the writes do.
   recordHookEvents(pipeline.events, parent, response.events)
+  // Revisions record which child belongs to which parent state: written before any child moves.
+  if (rollout !== undefined) await recordRollout(pipeline, parent, rollout, signal, log)
   let current: KubeObject = parent
   if (response.finalized) {
     const updated = await setFinalizer(finalizer, parent, false, signal)
@@ -218,4 +329,22 @@ async function applyCompositeAnswer(
   )
   if (manageError !== undefined) throw manageError
   return response.resyncAfterMs > 0 ? Action.requeue(response.resyncAfterMs) : Action.awaitChange()
+}
+
+/**
+ * Writes the rollout's ControllerRevisions and reports a pause on a failing status check with a
+ * Warning event (the other waits, such as a recreated child not yet back, are normal progress).
+ */
+async function recordRollout(
+  pipeline: CompositePipeline,
+  parent: KubeObject,
+  rollout: RolloutOutcome,
+  signal: AbortSignal,
+  log: Logger
+): Promise<void> {
+  await writeRevisions(pipeline.client, rollout.writes, signal)
+  const { moved, waiting } = rollout.plan
+  if (moved !== undefined) log.info('rollout moves a child', { kind: moved.kind, name: moved.name })
+  if (waiting?.reason === 'status-check')
+    pipeline.events.record(parent, 'Warning', 'RolloutWaiting', waiting.message)
 }

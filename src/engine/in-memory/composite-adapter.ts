@@ -133,6 +133,7 @@ export function compositeAdapter(options: CompositeAdapterOptions): KindAdapter 
           ...(build.finalize === undefined ? {} : { finalize: compositeHook(build.finalize) }),
         },
         finalizerEnabled: build.finalize !== undefined,
+        revisionNamespace: 'default',
         client: build.client,
         informers: build.informers,
         discovery: {

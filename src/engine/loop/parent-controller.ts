@@ -25,6 +25,11 @@ import type { WorkQueueMetrics } from '../../runtime/work-queue-metrics.js'
 export interface WatchSource {
   readonly ref: ResourceRef
   readonly scope?: ListWatchScope
+  /**
+   * Cached for syncs to read, but its events enqueue nothing: for objects only the engine
+   * writes (ControllerRevisions), whose changes are not news to it.
+   */
+  readonly passive?: boolean
 }
 
 /** The caches a kind reads during a sync, by role and index. */
@@ -155,7 +160,8 @@ export class ParentController {
       }
       this.#unsubscribe.push(lease.informer.subscribe(handlers))
     }
-    for (const lease of children) {
+    for (const [index, lease] of children.entries()) {
+      if (kind.childSources[index]?.passive === true) continue
       const handlers: InformerHandlers = {
         onAdd: (o) => {
           enqueue(kind.childKeys(o, 'add', undefined, this.#caches))
