@@ -36,6 +36,10 @@ import { DEFAULT_CLIENT_RATE_LIMIT, tokenBucketLimiter } from '../runtime/token-
 import type { ClientRateLimit } from '../runtime/token-bucket-limiter.js'
 import { parseDecoratorControllerSpec } from '../api/decorator-controller-spec.js'
 import { UnknownResourceError } from '../kube/unknown-resource-error.js'
+import type { ApplyStrategy } from './children/child-applier.js'
+import { ENGINE_FIELD_MANAGER, parseApplyStrategy } from './children/child-applier.js'
+import { dynamicApplier } from './children/dynamic-applier.js'
+import { ServerSideApplier } from './children/server-side-applier.js'
 import type { CompositeHooks } from './composite/composite-kind.js'
 import { compositeMetaKind } from './composite/composite-meta-kind.js'
 import { startCompositeController } from './composite/start-composite-controller.js'
@@ -64,6 +68,13 @@ export interface EngineOptions {
   readonly watchDecoratorControllers?: boolean
   /** Only serve CompositeControllers whose labels match (upstream `--target-label-selector`). */
   readonly targetLabelSelector?: string
+  /**
+   * How children are written (upstream `--apply-strategy`): the client-side 3-way
+   * `dynamic-apply` (the default; also for `''`) or `server-side-apply`.
+   */
+  readonly applyStrategy?: ApplyStrategy | ''
+  /** The field manager of server-side apply (`metacontroller`, `--apply-strategy-ssa-field-manager`). */
+  readonly ssaFieldManager?: string
   readonly log?: Logger
   readonly metrics?: RuntimeMetrics
 }
@@ -97,13 +108,20 @@ export class Engine {
   #recorder: EventRecorder
   #started = false
 
+  /**
+   * Builds an engine; nothing is started.
+   *
+   * @throws Error when `applyStrategy` is not a known strategy.
+   */
   constructor(config: ClusterConfig, options: EngineOptions = {}) {
     this.#options = options
+    const strategy = parseApplyStrategy(options.applyStrategy)
     this.metrics = options.metrics ?? new RuntimeMetrics()
     const limiter = tokenBucketLimiter(options.clientRateLimit ?? DEFAULT_CLIENT_RATE_LIMIT)
     this.transport = new KubeTransport(config, {
       observer: this.metrics.requestObserver(new URL(config.server).host),
-      userAgent: 'metacontroller-ts',
+      // The server names the field manager of the engine's plain writes after it.
+      userAgent: ENGINE_FIELD_MANAGER,
       ...(limiter === undefined ? {} : { limiter }),
     })
     const client = new DynamicClient(this.transport)
@@ -139,6 +157,16 @@ export class Engine {
       workers: options.workers ?? 5,
       cacheFlushIntervalMs: options.cacheFlushIntervalMs ?? 30 * 60_000,
       targetSelector: target,
+      applier:
+        strategy === 'server-side-apply'
+          ? new ServerSideApplier({
+              client,
+              log,
+              ...(options.ssaFieldManager === undefined || options.ssaFieldManager === ''
+                ? {}
+                : { fieldManager: options.ssaFieldManager }),
+            })
+          : dynamicApplier,
     }
   }
 

@@ -1,5 +1,10 @@
 import { Command, Option } from 'commander'
 import { parseGoDuration } from '../../core/go-duration.js'
+import type { ApplyStrategy } from '../../engine/children/child-applier.js'
+import {
+  DEFAULT_SSA_FIELD_MANAGER,
+  parseApplyStrategy,
+} from '../../engine/children/child-applier.js'
 import { Engine } from '../../engine/engine.js'
 import { parseListenAddress, startOpsServer } from '../../engine/ops/ops-server.js'
 import { createLogger } from '../../runtime/logger.js'
@@ -20,6 +25,19 @@ interface RunOptions {
   healthProbeBindAddress: string
   zapLogLevel: string
   zapEncoder: string
+  applyStrategy: string
+  applyStrategySsaFieldManager: string
+}
+
+function applyStrategy(text: string): ApplyStrategy {
+  try {
+    return parseApplyStrategy(text)
+  } catch (error) {
+    // Upstream fails startup on an unknown strategy; say so plainly, without a stack trace.
+    throw new CliError(
+      `--apply-strategy: ${error instanceof Error ? error.message : String(error)}`
+    )
+  }
 }
 
 function duration(flag: string, text: string): number {
@@ -57,6 +75,9 @@ async function run(io: CliIo, opts: RunOptions): Promise<void> {
     level: logLevel(opts.zapLogLevel),
     format: logFormat(opts.zapEncoder),
   })
+  const strategy = applyStrategy(opts.applyStrategy)
+  if (opts.applyStrategySsaFieldManager === '')
+    throw new CliError('--apply-strategy-ssa-field-manager must not be empty')
   const metricsAddress = parseListenAddress(opts.metricsAddress)
   const probeAddress = parseListenAddress(opts.healthProbeBindAddress)
   const engine = await Engine.connect({
@@ -70,6 +91,8 @@ async function run(io: CliIo, opts: RunOptions): Promise<void> {
       burst: Math.max(1, positiveNumber('client-go-burst', opts.clientGoBurst, true)),
     },
     targetLabelSelector: opts.targetLabelSelector,
+    applyStrategy: strategy,
+    ssaFieldManager: opts.applyStrategySsaFieldManager,
     log,
   })
   log.info('starting metactl run', {
@@ -81,6 +104,10 @@ async function run(io: CliIo, opts: RunOptions): Promise<void> {
     clientGoQps: opts.clientGoQps,
     clientGoBurst: opts.clientGoBurst,
     targetLabelSelector: opts.targetLabelSelector,
+    applyStrategy: strategy,
+    ...(strategy === 'server-side-apply'
+      ? { ssaFieldManager: opts.applyStrategySsaFieldManager }
+      : {}),
   })
   const servers: { close(): Promise<void> }[] = []
   let ready = false
@@ -158,6 +185,16 @@ export function runCommand(io: CliIo): Command {
       '--target-label-selector <selector>',
       'only serve controllers whose labels match, e.g. team=a',
       ''
+    )
+    .option(
+      '--apply-strategy <strategy>',
+      'how children are written: dynamic-apply (client-side 3-way merge) or server-side-apply',
+      'dynamic-apply'
+    )
+    .option(
+      '--apply-strategy-ssa-field-manager <name>',
+      'the field manager of server-side apply',
+      DEFAULT_SSA_FIELD_MANAGER
     )
     .option(
       '--metrics-address <addr>',
