@@ -28,7 +28,7 @@ describe('metactl run flags', () => {
     assert.match(err.join('\n'), /field-manager must not be empty/)
   })
 
-  it('documents both flags with their defaults in --help', async () => {
+  it('documents both flags with their defaults in --help', () => {
     const help = runCommand({ out: () => undefined, err: () => undefined }).helpInformation()
     assert.match(help, /--apply-strategy <strategy>[\s\S]*default: "dynamic-apply"/)
     assert.match(help, /--apply-strategy-ssa-field-manager <name>[\s\S]*default: "metacontroller"/)

@@ -213,8 +213,10 @@ describe('planChildren', () => {
         parent
       )
       assert.deepEqual(summary(plan), { ...EMPTY, update: ['Pod.v1 ns/a'] }, method)
-      assert.equal(plan.update[0]?.method, method)
-      assert.ok(plan.update[0]?.object.metadata.annotations?.[LAST_APPLIED_ANNOTATION])
+      const update = plan.update[0]
+      assert.ok(update)
+      assert.equal(update.method, method)
+      assert.ok(update.object.metadata.annotations?.[LAST_APPLIED_ANNOTATION])
     }
     const changed = child('Pod', 'a', { spec: { image: 'nginx:2' } })
     const plan = planChildren(
