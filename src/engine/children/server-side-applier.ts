@@ -121,6 +121,10 @@ export class ServerSideApplier implements ChildApplier {
       record,
       method: job.entry.method,
     })
+    this.#log.debug('server-side apply decision', {
+      child: job.recordKey,
+      decision: decision.op === 'skip' ? `skip ${decision.reason}` : decision.op,
+    })
     switch (decision.op) {
       case 'skip':
         if (decision.reason === 'InSync' && record !== undefined && observed !== undefined) {
