@@ -279,7 +279,7 @@ describe('server-side apply', () => {
     await engine.addCompositeController(controller(ns, { version: '1', old: false }))
     await fx.client.create(parentCrd.ref, parentObject('drift', ns))
     await waitForAll('drift', ns, (o) => versionOf(o) === '1')
-    await settled(engine)
+    const quiet = await settled(engine)
 
     // Another client edits every child: values the engine applies, and fields it never set.
     const edit = { namespace: ns, type: 'merge' as const, fieldManager: 'someone-else' }
@@ -299,6 +299,8 @@ describe('server-side apply', () => {
     assert.deepEqual(cm?.['data'], { version: '1', extra: 'kept' })
     const crd = repaired.find((o) => o.kind === 'SsaChild')
     assert.equal(crd?.metadata.generation, crdBefore.metadata.generation)
+    // One apply per drifted child, and no fight afterwards.
+    assert.equal((await settled(engine)) - quiet, 4, 'writes to repair four children')
     await stopEngine(engine)
   })
 
@@ -365,7 +367,9 @@ describe('server-side apply', () => {
       const calls = { n: 0 }
       await ssa.addCompositeController(controller(ns, want, { method, calls }))
       await waitFor(() => calls.n > 0)
-      await settled(ssa)
+      // InPlace: a JSON patch (annotation, ownership) and an apply per child. Recreate: a dry-run
+      // apply per child (a PATCH, counted as a write, that persists nothing), no delete.
+      assert.equal(await settled(ssa), method === 'InPlace' ? 8 : 4, 'requests to take over')
       const taken = await all('sw', ns)
       assert.deepEqual(taken.map(content), start.map(content), 'same UIDs and content')
       if (method === 'InPlace') {
