@@ -18,7 +18,7 @@
  */
 import type { KubeObject } from '../../core/kube-object.js'
 import { ApiError, ConflictError, ForbiddenError, NotFoundError } from '../../kube/api-error.js'
-import type { DynamicClient, ResourceRef } from '../../kube/dynamic-client.js'
+import type { ObjectCallOptions, PatchOptions, ResourceRef } from '../../kube/dynamic-client.js'
 import type { Logger } from '../../runtime/logger.js'
 import { silentLogger } from '../../runtime/logger.js'
 import type {
@@ -41,10 +41,16 @@ import { LAST_APPLIED_ANNOTATION, isSemanticallyEqual } from './dynamic-apply.js
 import type { ChildPlan, PlannedApply } from './plan-children.js'
 import { managedFieldsOf, ownedFieldsOutside, transferOwnership } from './transfer-ownership.js'
 
+/** The reads and patches server-side apply makes; the engine's `DynamicClient` fits. */
+export interface ApplyClient {
+  get(ref: ResourceRef, name: string, options?: ObjectCallOptions): Promise<KubeObject>
+  patch(ref: ResourceRef, name: string, patch: unknown, options: PatchOptions): Promise<KubeObject>
+}
+
 /** Options of {@link ServerSideApplier}. */
 export interface ServerSideApplierOptions {
   /** Reads and patches children; the engine's client. */
-  readonly client: Pick<DynamicClient, 'get' | 'patch'>
+  readonly client: ApplyClient
   /** The field manager (upstream `--apply-strategy-ssa-field-manager`, `metacontroller`). */
   readonly fieldManager?: string
   readonly log?: Logger
@@ -68,7 +74,7 @@ export class ServerSideApplier implements ChildApplier {
   readonly strategy = 'server-side-apply'
   /** The field manager the engine applies as. */
   readonly fieldManager: string
-  readonly #client: Pick<DynamicClient, 'get' | 'patch'>
+  readonly #client: ApplyClient
   readonly #log: Logger
   /** What was last applied to each child, by type and key. */
   readonly #records = new Map<string, AppliedRecord>()
@@ -159,7 +165,7 @@ export class ServerSideApplier implements ChildApplier {
     })
   }
 
-  #patchOptions(job: ApplyJob, dryRun: boolean): Parameters<DynamicClient['patch']>[3] {
+  #patchOptions(job: ApplyJob, dryRun: boolean): PatchOptions {
     return {
       type: 'apply',
       fieldManager: this.fieldManager,
