@@ -13,9 +13,15 @@ import { Engine } from '../../src/engine/engine.js'
 import { managedFieldsOf } from '../../src/engine/children/transfer-ownership.js'
 import type { ResourceRef } from '../../src/kube/dynamic-client.js'
 import { waitFor } from '../../src/testing/index.js'
-import { EngineFixture, isolatedComposite, TEST_LABEL } from '../support/engine-fixture.js'
+import {
+  EngineFixture,
+  isolatedComposite,
+  isolatedDecorator,
+  TEST_LABEL,
+} from '../support/engine-fixture.js'
 
 const { parentCrd, childCrd, parentObject } = isolatedComposite('SsaParent', 'SsaChild')
+const decorated = isolatedDecorator('SsaTarget', 'SsaAttach')
 
 const CONFIG_MAPS: ResourceRef = {
   group: '',
@@ -138,7 +144,7 @@ describe('server-side apply', () => {
 
   before(async () => {
     fx = await EngineFixture.start({ watchCompositeControllers: false })
-    await fx.crds(parentCrd.crd, childCrd.crd)
+    await fx.crds(parentCrd.crd, childCrd.crd, decorated.targetCrd.crd, decorated.attachmentCrd.crd)
   })
 
   after(async () => {
@@ -343,6 +349,68 @@ describe('server-side apply', () => {
     for (const [i, o] of second.entries()) {
       assert.notEqual(o.metadata.uid, first[i]?.metadata.uid, `${o.kind} recreated`)
     }
+    await stopEngine(engine)
+  })
+
+  it("applies a DecoratorController's attachments the same way: create, drift repair, no writes at rest", async () => {
+    const ns = await fx.namespace('ssa')
+    const engine = await startEngine('server-side-apply')
+    const calls = { n: 0 }
+    await engine.addDecoratorController({
+      name: `ssa-dec-${ns}`,
+      spec: {
+        ...decorated.dcSpec('', ns),
+        attachments: [
+          {
+            apiVersion: decorated.attachmentCrd.apiVersion,
+            resource: decorated.attachmentCrd.ref.resource,
+            updateStrategy: { method: 'InPlace' },
+          },
+        ],
+        hooks: { sync: {} },
+      },
+      hooks: {
+        sync: (request) => {
+          calls.n++
+          const name = request.object.metadata.name ?? ''
+          return Promise.resolve({
+            labels: {},
+            annotations: {},
+            status: null,
+            attachments: [decorated.attachmentObject(`${name}-att`, { owned: 'by-hook' })],
+            resyncAfterMs: 0,
+            finalized: false,
+          })
+        },
+      },
+    })
+    await fx.client.create(decorated.targetCrd.ref, decorated.targetObject('dec', ns))
+    const ref = decorated.attachmentCrd.ref
+    const created = await fx.waitForObject(ref, 'dec-att', ns)
+    assert.ok(managedFieldsOf(created.metadata).some((m) => m.manager === 'metacontroller'))
+    await fx.client.patch(
+      ref,
+      'dec-att',
+      { data: { owned: 'edited' } },
+      { namespace: ns, type: 'merge', fieldManager: 'someone-else' }
+    )
+    const repaired = await fx.waitForObject(
+      ref,
+      'dec-att',
+      ns,
+      (o) => (o['data'] as { owned?: string }).owned === 'by-hook'
+    )
+    assert.equal(repaired.metadata.uid, created.metadata.uid)
+    const writes = await settled(engine)
+    const seen = calls.n
+    await fx.client.patch(
+      decorated.targetCrd.ref,
+      'dec',
+      { spec: { poke: 1 } },
+      { namespace: ns, type: 'merge' }
+    )
+    await waitFor(() => calls.n > seen)
+    assert.equal((await settled(engine)) - writes, 0)
     await stopEngine(engine)
   })
 
