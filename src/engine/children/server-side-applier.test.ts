@@ -191,6 +191,15 @@ describe('ServerSideApplier', () => {
       []
     )
 
+    const stale = fakeClient(() => ({
+      ...have,
+      data: { a: '1' },
+      metadata: { ...have.metadata, resourceVersion: '6' },
+    }))
+    const wait = new ServerSideApplier({ client: stale.client })
+    const behind = await sync(wait, stale.client, have, desired({ a: '1' }), 'Recreate')
+    assert.deepEqual(behind.deleted, [], 'no delete while the cache is behind the server')
+
     const changed = fakeClient(() => ({ ...have, data: { a: '1' } }))
     const replace = new ServerSideApplier({ client: changed.client })
     const done = await sync(replace, changed.client, have, desired({ a: '1' }), 'Recreate')

@@ -43,7 +43,9 @@ import { managedFieldsOf, ownedFieldsOutside, transferOwnership } from './transf
 
 /** The reads and patches server-side apply makes; the engine's `DynamicClient` fits. */
 export interface ApplyClient {
+  /** Reads one object, with its `managedFields`. */
   get(ref: ResourceRef, name: string, options?: ObjectCallOptions): Promise<KubeObject>
+  /** Sends an apply or JSON patch. */
   patch(ref: ResourceRef, name: string, patch: unknown, options: PatchOptions): Promise<KubeObject>
 }
 
@@ -110,11 +112,6 @@ export class ServerSideApplier implements ChildApplier {
     const namespace = object.metadata.namespace
     const name = object.metadata.name ?? ''
     this.#records.delete(`${type} ${namespace === undefined ? name : `${namespace}/${name}`}`)
-  }
-
-  /** How many children this applier holds a record for (for tests and diagnostics). */
-  get recordCount(): number {
-    return this.#records.size
   }
 
   async #write(job: ApplyJob): Promise<ChildWriteOutcome> {
@@ -225,6 +222,10 @@ export class ServerSideApplier implements ChildApplier {
         `${job.recordKey} was replaced while it was being checked; it is synced again on the next event`
       )
     }
+    // A dry run answers with the live resourceVersion. Another one means the cached copy is behind
+    // the server: comparing with it could recreate a child for someone else's write. The newer
+    // version's event syncs the child again.
+    if (result.metadata.resourceVersion !== observed.metadata.resourceVersion) return undefined
     if (isSemanticallyEqual(sanitizeObject(result), sanitizeObject(observed))) {
       this.#remember(job, observed)
       return undefined
