@@ -1,10 +1,13 @@
 // Engine throughput: N parents created at once, each syncing to 2 children (ConfigMaps).
 // Reports seconds until every child exists and every parent's status carries its
 // observedGeneration, engine CPU and peak RSS, API requests per parent, and the writes of a
-// resync of the converged set (a fresh engine over the same parents: must be zero). Runs with an
-// in-process hook and with a webhook, and measures the raw write ceiling in the same run.
+// resync of the converged set (a fresh engine over the same parents: must be zero), then a spec
+// change of every parent (update throughput and writes per parent). Runs with an in-process hook
+// and with a webhook, and measures the raw write ceiling in the same run. BENCH_APPLY_STRATEGY
+// picks the child applier (`--apply-strategy`).
 //
-//   [BENCH_WORKERS=5] node --import tsx bench/engine-parents.ts [parents=1000] [inprocess|webhook|both]
+//   [BENCH_WORKERS=5] [BENCH_APPLY_STRATEGY=dynamic-apply|server-side-apply] \
+//     node --import tsx bench/engine-parents.ts [parents=1000] [inprocess|webhook|both]
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { KubeObject } from '../src/core/kube-object.js'
@@ -12,6 +15,7 @@ import type { CompositeSyncRequest, CompositeSyncResponse } from '../src/api/hoo
 import { DynamicClient } from '../src/kube/dynamic-client.js'
 import type { ResourceRef } from '../src/kube/dynamic-client.js'
 import { KubeTransport } from '../src/kube/kube-transport.js'
+import { parseApplyStrategy } from '../src/engine/children/child-applier.js'
 import { Engine } from '../src/engine/engine.js'
 import { startControlPlane } from '../src/testing/index.js'
 import type { ControlPlane } from '../src/testing/index.js'
@@ -50,13 +54,14 @@ const CRD: KubeObject = {
 
 function desired(parent: KubeObject): { status: Record<string, unknown>; children: KubeObject[] } {
   const name = parent.metadata.name ?? ''
+  const n = String((parent['spec'] as { n?: number } | undefined)?.n ?? '')
   return {
     status: { ready: true },
     children: ['a', 'b'].map((suffix) => ({
       apiVersion: 'v1',
       kind: 'ConfigMap',
       metadata: { name: `${name}-${suffix}` },
-      data: { parent: name, part: suffix },
+      data: { parent: name, part: suffix, n },
     })),
   }
 }
@@ -97,7 +102,13 @@ async function serveWebhook(): Promise<{ url: string; close(): Promise<void> }> 
   }
 }
 
-async function converged(client: DynamicClient, ns: string, count: number): Promise<boolean> {
+/** Every parent synced at its generation and every child there, with data `n` as `want` says. */
+async function converged(
+  client: DynamicClient,
+  ns: string,
+  count: number,
+  want: (child: KubeObject) => boolean = () => true
+): Promise<boolean> {
   const parents = await client.list(PARENTS, { namespace: ns })
   const done = parents.items.filter((p) => {
     const status = p['status'] as { observedGeneration?: number; ready?: boolean } | undefined
@@ -105,7 +116,7 @@ async function converged(client: DynamicClient, ns: string, count: number): Prom
   }).length
   if (done < count) return false
   const children = await client.list(CONFIGMAPS, { namespace: ns, labelSelector: 'controller-uid' })
-  return children.items.length >= 2 * count
+  return children.items.filter(want).length >= 2 * count
 }
 
 async function runMode(
@@ -121,6 +132,7 @@ async function runMode(
   const startEngine = async (): Promise<Engine> => {
     const engine = new Engine(plane.config, {
       workers: WORKERS,
+      applyStrategy: STRATEGY,
       watchCompositeControllers: mode === 'webhook',
       discoveryIntervalMs: 30_000,
     })
@@ -160,7 +172,7 @@ async function runMode(
     const cpu = process.cpuUsage(cpuBefore)
     const requests = await engine.metrics.requestTotals()
     console.log(
-      `engine-parents (${mode}, ${WORKERS} workers): ${count} parents created in ${((createdAt - started) / 1000).toFixed(1)} s; ` +
+      `engine-parents (${mode}, ${STRATEGY}, ${WORKERS} workers): ${count} parents created in ${((createdAt - started) / 1000).toFixed(1)} s; ` +
         `converged in ${seconds.toFixed(1)} s; process CPU ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s; ` +
         `peak RSS ${mib(peakRss)} MiB; engine API requests ${requests.total} (${(requests.total / count).toFixed(1)} per parent), ` +
         `writes ${requests.writes} (${(requests.writes / count).toFixed(1)} per parent)`
@@ -180,9 +192,10 @@ async function runMode(
     }
     const resync = await again.metrics.requestTotals()
     console.log(
-      `engine-parents (${mode}): resync of the converged set: ${resync.writes} writes, ${resync.total} requests, ` +
+      `engine-parents (${mode}, ${STRATEGY}): resync of the converged set: ${resync.writes} writes, ${resync.total} requests, ` +
         `settled in ${((performance.now() - resyncStarted) / 1000).toFixed(1)} s`
     )
+    await specChange(client, again, ns, count, `engine-parents (${mode}, ${STRATEGY})`)
     await again.stop()
   } finally {
     clearInterval(sampler)
@@ -194,7 +207,40 @@ async function runMode(
   }
 }
 
+/** Changes the spec of every parent and reports how long and how many writes the update takes. */
+async function specChange(
+  client: DynamicClient,
+  engine: Engine,
+  ns: string,
+  count: number,
+  label: string
+): Promise<void> {
+  const before = await engine.metrics.requestTotals()
+  const started = performance.now()
+  await runBounded(count, 16, (i) =>
+    client.patch(PARENTS, `p-${i}`, { spec: { n: i + count } }, { namespace: ns, type: 'merge' })
+  )
+  const updated = (child: KubeObject): boolean => {
+    const data = child['data'] as { parent?: string; n?: string } | undefined
+    const i = Number(data?.parent?.slice(2))
+    return data?.n === String(i + count)
+  }
+  while (!(await converged(client, ns, count, updated)))
+    await new Promise((resolve) => setTimeout(resolve, 250))
+  const seconds = (performance.now() - started) / 1000
+  const after = await engine.metrics.requestTotals()
+  const writes = after.writes - before.writes
+  const total = after.total - before.total
+  console.log(
+    `${label}: spec change of ${count} parents converged in ${seconds.toFixed(1)} s; ` +
+      `engine requests ${total} (${(total / count).toFixed(1)} per parent), writes ${writes} ` +
+      `(${(writes / count).toFixed(1)} per parent)`
+  )
+}
+
 const count = Number(process.argv[2] ?? 1000)
+/** The child applier (`--apply-strategy`): dynamic-apply unless told otherwise. */
+const STRATEGY = parseApplyStrategy(process.env['BENCH_APPLY_STRATEGY'])
 /** Workers per hosted controller (`--workers`; upstream's default is 5). */
 const WORKERS = Number(process.env['BENCH_WORKERS'] ?? 5)
 const which = process.argv[3] ?? 'both'

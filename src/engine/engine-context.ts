@@ -9,6 +9,7 @@ import type { DecoratorControllerSpec } from '../api/decorator-controller-spec.j
 import type { CompositeHooks } from './composite/composite-kind.js'
 import type { DecoratorHooks } from './decorator/decorator-kind.js'
 import type { EventSink } from './events/event-recorder.js'
+import type { ChildApplier } from './children/child-applier.js'
 
 /** The shared services every hosted controller of one engine uses. */
 export interface EngineContext {
@@ -36,6 +37,8 @@ export interface EngineContext {
    * a namespaced parent's live in its own namespace.
    */
   readonly revisionNamespace: string
+  /** How every hosted controller writes desired children (`--apply-strategy`). */
+  readonly applier: ChildApplier
 }
 
 /** A CompositeController ready to run: from a cluster object, or defined in TypeScript. */

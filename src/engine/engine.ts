@@ -37,6 +37,10 @@ import type { ClientRateLimit } from '../runtime/token-bucket-limiter.js'
 import { parseDecoratorControllerSpec } from '../api/decorator-controller-spec.js'
 import { UnknownResourceError } from '../kube/unknown-resource-error.js'
 import { NotLeaderError } from '../runtime/leader-election.js'
+import type { ApplyStrategy } from './children/child-applier.js'
+import { ENGINE_FIELD_MANAGER, parseApplyStrategy } from './children/child-applier.js'
+import { dynamicApplier } from './children/dynamic-applier.js'
+import { ServerSideApplier } from './children/server-side-applier.js'
 import type { CompositeHooks } from './composite/composite-kind.js'
 import { compositeMetaKind } from './composite/composite-meta-kind.js'
 import { startCompositeController } from './composite/start-composite-controller.js'
@@ -94,6 +98,13 @@ export interface EngineOptions {
    * Upstream gives them no namespace, so its rolling updates fail for cluster-scoped parents.
    */
   readonly revisionNamespace?: string
+  /**
+   * How children are written (upstream `--apply-strategy`): the client-side 3-way
+   * `dynamic-apply` (the default; also for `''`) or `server-side-apply`.
+   */
+  readonly applyStrategy?: ApplyStrategy | ''
+  /** The field manager of server-side apply (`metacontroller`, `--apply-strategy-ssa-field-manager`). */
+  readonly ssaFieldManager?: string
   readonly log?: Logger
   readonly metrics?: RuntimeMetrics
   /** Events per object allowed in a burst (25, upstream `--events-burst`). */
@@ -146,14 +157,21 @@ export class Engine {
   #recorder: EventRecorder
   #started = false
 
+  /**
+   * Builds an engine; nothing is started.
+   *
+   * @throws Error when `applyStrategy` is not a known strategy.
+   */
   constructor(config: ClusterConfig, options: EngineOptions = {}) {
     this.#options = options
+    const strategy = parseApplyStrategy(options.applyStrategy)
     this.metrics = options.metrics ?? new RuntimeMetrics()
     const leadership = options.leadership
     const limiter = tokenBucketLimiter(options.clientRateLimit ?? DEFAULT_CLIENT_RATE_LIMIT)
     this.transport = new KubeTransport(config, {
       observer: this.metrics.requestObserver(new URL(config.server).host),
-      userAgent: 'metacontroller-ts',
+      // The server names the field manager of the engine's plain writes after it.
+      userAgent: ENGINE_FIELD_MANAGER,
       ...(limiter === undefined ? {} : { limiter }),
       ...(leadership === undefined
         ? {}
@@ -205,6 +223,16 @@ export class Engine {
       hookResponseLimitBytes: options.hookResponseLimitBytes ?? 64 * 1024 * 1024,
       ...(leadership === undefined ? {} : { leading: leadership.leading }),
       revisionNamespace: options.revisionNamespace ?? DEFAULT_REVISION_NAMESPACE,
+      applier:
+        strategy === 'server-side-apply'
+          ? new ServerSideApplier({
+              client,
+              log,
+              ...(options.ssaFieldManager === undefined || options.ssaFieldManager === ''
+                ? {}
+                : { fieldManager: options.ssaFieldManager }),
+            })
+          : dynamicApplier,
     }
   }
 

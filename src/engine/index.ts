@@ -30,6 +30,12 @@ export type { HookFunction } from '../api/hook-model.js'
 export { compositeFinalizer } from './composite/composite-kind.js'
 export { CONTROLLER_UID_LABEL } from './composite/composite-selector.js'
 export { applyUpdate, setLastApplied, LAST_APPLIED_ANNOTATION } from './children/dynamic-apply.js'
+export {
+  APPLY_STRATEGIES,
+  DEFAULT_SSA_FIELD_MANAGER,
+  parseApplyStrategy,
+} from './children/child-applier.js'
+export type { ApplyStrategy } from './children/child-applier.js'
 export type {
   CompositeSyncRequest,
   CompositeSyncResponse,

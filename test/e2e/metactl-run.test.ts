@@ -206,4 +206,31 @@ describe('metactl run', () => {
       if (proc.exitCode === null) proc.kill('SIGKILL')
     }
   })
+
+  it('fails at startup on an unknown --apply-strategy with one clear line, no stack trace', async () => {
+    const proc = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'src/cli/main.ts',
+        'run',
+        '--kubeconfig',
+        plane.kubeconfigPath,
+        '--apply-strategy=serverside',
+      ],
+      { stdio: ['ignore', 'ignore', 'pipe'] }
+    )
+    let stderr = ''
+    proc.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString()
+    })
+    const code = await new Promise<number | null>((resolve) => proc.once('exit', resolve))
+    assert.equal(code, 1)
+    assert.equal(
+      stderr.trim(),
+      'metactl: --apply-strategy: unknown apply strategy "serverside": use dynamic-apply or ' +
+        'server-side-apply (empty means dynamic-apply)'
+    )
+  })
 })

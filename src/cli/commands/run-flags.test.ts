@@ -26,6 +26,8 @@ const defaults: RunOptions = {
   eventsQps: '1/300',
   eventsBurst: '25',
   pprofAddress: '0',
+  applyStrategy: 'dynamic-apply',
+  applyStrategySsaFieldManager: 'metacontroller',
 }
 
 function usageError(overrides: Partial<RunOptions>): CliError {

@@ -6,6 +6,8 @@
  */
 import { parseGoDuration } from '../../core/go-duration.js'
 import { compileLabelSelector, parseSelectorString } from '../../core/label-selector.js'
+import type { ApplyStrategy } from '../../engine/children/child-applier.js'
+import { parseApplyStrategy } from '../../engine/children/child-applier.js'
 import { DEFAULT_REVISION_NAMESPACE } from '../../engine/engine.js'
 import { parseListenAddress } from '../../engine/ops/ops-server.js'
 import { LEADER_ELECTION_DEFAULTS } from '../../runtime/leader-election.js'
@@ -29,6 +31,8 @@ export interface RunOptions {
   clientGoBurst: string
   targetLabelSelector: string
   revisionNamespace?: string
+  applyStrategy: string
+  applyStrategySsaFieldManager: string
   metricsAddress: string
   healthProbeBindAddress: string
   zapLogLevel: string
@@ -68,6 +72,10 @@ export interface RunConfig {
   readonly targetLabelSelector: string
   /** Home of cluster-scoped parents' ControllerRevisions. */
   readonly revisionNamespace: string
+  /** How children are written (`--apply-strategy`). */
+  readonly applyStrategy: ApplyStrategy
+  /** The field manager of server-side apply. */
+  readonly ssaFieldManager: string
   readonly metricsAddress: { host: string; port: number } | undefined
   readonly probeAddress: { host: string; port: number } | undefined
   readonly logLevel: LogLevel
@@ -197,6 +205,20 @@ function leaderElection(opts: RunOptions): LeaderElectionFlags {
   return flags
 }
 
+function applyStrategy(text: string): ApplyStrategy {
+  try {
+    return parseApplyStrategy(text)
+  } catch (error) {
+    // Upstream fails startup on an unknown strategy; say so plainly, without a stack trace.
+    throw usage(`--apply-strategy: ${error instanceof Error ? error.message : String(error)}`)
+  }
+}
+
+function fieldManager(text: string): string {
+  if (text === '') throw usage('--apply-strategy-ssa-field-manager must not be empty')
+  return text
+}
+
 /**
  * Where cluster-scoped parents' ControllerRevisions go: the flag, else the engine's own
  * namespace as the deployment passes it (`POD_NAMESPACE`, from the downward API), else `default`.
@@ -226,6 +248,8 @@ export function parseRunFlags(opts: RunOptions, env: NodeJS.ProcessEnv = process
     },
     targetLabelSelector: selector(opts.targetLabelSelector),
     revisionNamespace: revisionNamespaceOf(opts, env),
+    applyStrategy: applyStrategy(opts.applyStrategy),
+    ssaFieldManager: fieldManager(opts.applyStrategySsaFieldManager),
     metricsAddress: listenAddress('metrics-address', opts.metricsAddress),
     probeAddress: listenAddress('health-probe-bind-address', opts.healthProbeBindAddress),
     logLevel: logLevel(opts.zapLogLevel),

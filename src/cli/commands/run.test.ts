@@ -2,6 +2,17 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { CliError } from '../cli-error.js'
 import { parseEventsQps } from './run-flags.js'
+import { main } from '../main.js'
+import { runCommand } from './run.js'
+
+async function run(...args: string[]): Promise<{ code: number; err: string[] }> {
+  const err: string[] = []
+  const code = await main(['node', 'metactl', 'run', ...args], {
+    out: () => undefined,
+    err: (line) => err.push(line),
+  })
+  return { code, err }
+}
 
 describe('parseEventsQps', () => {
   it('reads numbers and fractions such as the default 1/300', () => {
@@ -19,5 +30,28 @@ describe('parseEventsQps', () => {
         JSON.stringify(text)
       )
     }
+  })
+})
+
+describe('metactl run flags', () => {
+  it('refuses an unknown --apply-strategy before connecting, with a clear one-line error', async () => {
+    const { code, err } = await run('--apply-strategy', 'client-side-apply')
+    assert.equal(code, 2)
+    assert.deepEqual(err, [
+      'metactl: --apply-strategy: unknown apply strategy "client-side-apply": use dynamic-apply ' +
+        'or server-side-apply (empty means dynamic-apply)',
+    ])
+  })
+
+  it('refuses an empty --apply-strategy-ssa-field-manager', async () => {
+    const { code, err } = await run('--apply-strategy-ssa-field-manager', '')
+    assert.equal(code, 2)
+    assert.match(err.join('\n'), /field-manager must not be empty/)
+  })
+
+  it('documents both flags with their defaults in --help', () => {
+    const help = runCommand().helpInformation()
+    assert.match(help, /--apply-strategy <strategy>[\s\S]*default: "dynamic-apply"/)
+    assert.match(help, /--apply-strategy-ssa-field-manager <name>[\s\S]*default: "metacontroller"/)
   })
 })

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import { Command, Option } from 'commander'
+import { DEFAULT_SSA_FIELD_MANAGER } from '../../engine/children/child-applier.js'
 import { Engine } from '../../engine/engine.js'
 import {
   startEngineLeaderElection,
@@ -123,6 +124,8 @@ async function serve(config: RunConfig, shutdown: Shutdown, log: Logger): Promis
     clientRateLimit: config.clientRateLimit,
     targetLabelSelector: config.targetLabelSelector,
     revisionNamespace: config.revisionNamespace,
+    applyStrategy: config.applyStrategy,
+    ssaFieldManager: config.ssaFieldManager,
     hookResponseLimitBytes: config.hookResponseLimitBytes,
     eventsQps: config.eventsQps,
     eventsBurst: config.eventsBurst,
@@ -132,6 +135,7 @@ async function serve(config: RunConfig, shutdown: Shutdown, log: Logger): Promis
     server: cluster.server,
     source: cluster.source,
     workers: config.workers,
+    applyStrategy: config.applyStrategy,
     leaderElection: election === undefined ? false : election.identity,
   })
   const rivals = await startRivals(config, cluster, log)
@@ -209,6 +213,16 @@ export function runCommand(): Command {
     .option(
       '--revision-namespace <namespace>',
       "where cluster-scoped parents' ControllerRevisions live (default: $POD_NAMESPACE, else default)"
+    )
+    .option(
+      '--apply-strategy <strategy>',
+      'how children are written: dynamic-apply (client-side 3-way merge) or server-side-apply',
+      'dynamic-apply'
+    )
+    .option(
+      '--apply-strategy-ssa-field-manager <name>',
+      'the field manager of server-side apply',
+      DEFAULT_SSA_FIELD_MANAGER
     )
     .option(
       '--metrics-address <addr>',

@@ -193,6 +193,59 @@ describe('planChildren', () => {
     }
   })
 
+  it('takes a child back from server-side apply by writing the annotation only, never recreating it', () => {
+    const desired = child('Pod', 'a', { spec: { image: 'nginx:1' } })
+    // What server-side apply leaves: the same content, no last-applied annotation.
+    const observed: KubeObject = {
+      ...desired,
+      metadata: {
+        ...desired.metadata,
+        uid: 'uid-a',
+        resourceVersion: '7',
+        ownerReferences: [CONTROLLER_REF],
+      },
+    }
+    for (const method of ['Recreate', 'RollingRecreate', 'InPlace'] as const) {
+      const plan = planChildren(
+        byType({ [POD]: [observed] }),
+        byType({ [POD]: [desired] }),
+        types({ [POD]: method }),
+        parent
+      )
+      assert.deepEqual(summary(plan), { ...EMPTY, update: ['Pod.v1 ns/a'] }, method)
+      const update = plan.update[0]
+      assert.ok(update)
+      assert.equal(update.method, method)
+      assert.ok(update.object.metadata.annotations?.[LAST_APPLIED_ANNOTATION])
+    }
+    const changed = child('Pod', 'a', { spec: { image: 'nginx:2' } })
+    const plan = planChildren(
+      byType({ [POD]: [observed] }),
+      byType({ [POD]: [changed] }),
+      types({ [POD]: 'Recreate' }),
+      parent
+    )
+    assert.deepEqual(summary(plan), { ...EMPTY, recreate: ['Pod.v1 ns/a'] }, 'a real change')
+  })
+
+  it('lists every desired child of a declared type for appliers that decide themselves', () => {
+    const observed = live(child('Pod', 'a'), 'uid-a')
+    const plan = planChildren(
+      byType({ [POD]: [observed] }),
+      byType({ [POD]: [child('Pod', 'a'), child('Pod', 'b')], [SERVICE]: [child('Service', 's')] }),
+      types({ [POD]: 'InPlace' }),
+      parent
+    )
+    assert.deepEqual(
+      plan.apply.map((a) => [a.key, a.observed === observed, a.method]),
+      [
+        ['ns/a', true, 'InPlace'],
+        ['ns/b', false, 'InPlace'],
+      ]
+    )
+    assert.deepEqual(plan.controllerRef, CONTROLLER_REF)
+  })
+
   it('leaves a changed child alone under OnDelete', () => {
     const observed = live(child('Pod', 'a', { spec: { image: 'nginx:1' } }), 'uid-a')
     const plan = planChildren(

@@ -21,12 +21,17 @@
  *
  * @module
  */
-import type { KubeObject } from '../../core/kube-object.js'
+import type { KubeObject, OwnerReference } from '../../core/kube-object.js'
 import { isDeleting, makeControllerRef } from '../../core/owner-references.js'
 import type { ObjectsByType } from '../../api/hook-model.js'
 import type { UpdateMethod } from '../../api/composite-controller-spec.js'
 import type { ResourceRef } from '../../kube/dynamic-client.js'
-import { applyUpdate, isSemanticallyEqual, setLastApplied } from './dynamic-apply.js'
+import {
+  applyUpdate,
+  isSemanticallyEqual,
+  LAST_APPLIED_ANNOTATION,
+  setLastApplied,
+} from './dynamic-apply.js'
 import type { DesiredChildren } from './desired-children.js'
 
 /** A declared child type: where to write it and how to update it. */
@@ -57,10 +62,17 @@ export interface PlannedCreate extends PlannedChild {
   readonly object: KubeObject
 }
 
-/** An observed child that differs from the desired one, under an in-place method: PUT it. */
+/**
+ * An observed child that differs from the desired one, under an in-place method: PUT it.
+ *
+ * @remarks
+ * Under a recreate method too when the only difference is the missing last-applied annotation
+ * (a child written by server-side apply, taken back by the dynamic apply): recreating a child to
+ * add a bookkeeping annotation would be pointless and disruptive, so the annotation is written.
+ */
 export interface PlannedUpdate extends PlannedChild {
   readonly op: 'update'
-  readonly method: 'InPlace' | 'RollingInPlace'
+  readonly method: UpdateMethod
   /** The merged object to write; it keeps the observed `resourceVersion`. */
   readonly object: KubeObject
   /** The observed object. */
@@ -110,6 +122,17 @@ export interface PlanFailure extends PlannedChild {
   readonly error: unknown
 }
 
+/**
+ * A desired child of a declared type, with what was observed of it: the input of appliers that
+ * decide for themselves (server-side apply), rather than from the 3-way merge.
+ */
+export interface PlannedApply extends PlannedChild {
+  /** The desired object, as prepared (no last-applied annotation or controller reference added). */
+  readonly desired: KubeObject
+  readonly observed: KubeObject | undefined
+  readonly method: UpdateMethod
+}
+
 /** Something the executor does, in order. */
 export type PlannedStep =
   PlannedDelete | PlannedCreate | PlannedUpdate | PlannedRecreate | PlanFailure
@@ -129,6 +152,10 @@ export interface ChildPlan {
    * failures in the order of the desired children. The same entries as in the lists above.
    */
   readonly steps: readonly PlannedStep[]
+  /** Every desired child of a declared type, in order; see {@link PlannedApply}. */
+  readonly apply: readonly PlannedApply[]
+  /** The parent's controller reference, which every written child carries. */
+  readonly controllerRef: OwnerReference
 }
 
 /**
@@ -159,6 +186,8 @@ export function planChildren(
     skipped: [] as PlannedSkip[],
     failed: [] as PlanFailure[],
     steps: [] as PlannedStep[],
+    apply: [] as PlannedApply[],
+    controllerRef: makeControllerRef(parent),
   }
 
   for (const type of [...observed.keys()].sort()) {
@@ -189,6 +218,7 @@ export function planChildren(
     const seen = observed.get(type)
     for (const [key, want] of children) {
       const have = seen?.get(key)
+      plan.apply.push({ type, key, desired: want, observed: have, method: childType.updateMethod })
       const step = planOne(type, key, have, want, childType, parent)
       switch (step.op) {
         case 'create':
@@ -259,6 +289,9 @@ function planOne(
     }
   }
   const method = childType.updateMethod
+  if (method !== 'OnDelete' && onlyRecordsLastApplied(have, merged)) {
+    return { op: 'update', type, key, method, object: merged, observed: have }
+  }
   switch (method) {
     case 'OnDelete':
       return {
@@ -285,6 +318,22 @@ function planOne(
       }
     }
   }
+}
+
+/**
+ * Tells whether the merge only adds the last-applied annotation to a child that had none, e.g. a
+ * child server-side apply wrote before the engine was switched back to the dynamic apply.
+ */
+function onlyRecordsLastApplied(have: KubeObject, merged: KubeObject): boolean {
+  if (have.metadata.annotations?.[LAST_APPLIED_ANNOTATION] !== undefined) return false
+  const annotations = { ...merged.metadata.annotations }
+  Reflect.deleteProperty(annotations, LAST_APPLIED_ANNOTATION)
+  const metadata = { ...merged.metadata, annotations }
+  // The merge creates the annotations map when the child had none.
+  if (have.metadata.annotations === undefined && Object.keys(annotations).length === 0) {
+    Reflect.deleteProperty(metadata, 'annotations')
+  }
+  return isSemanticallyEqual({ ...merged, metadata }, have)
 }
 
 /** The object written on create: the last-applied annotation, then the controller reference. */

@@ -31,6 +31,7 @@ import type { EventSink } from '../events/event-recorder.js'
 import type { ControllerCaches, ControllerKind, WatchSource } from '../loop/parent-controller.js'
 import { hasFinalizer } from '../sync/finalizer-step.js'
 import { reportSyncError } from '../sync/report-sync-error.js'
+import type { ChildApplier } from '../children/child-applier.js'
 import { compositeSelector } from './composite-selector.js'
 import { syncCompositeParent, usesRollingUpdates } from './sync-composite-parent.js'
 import type { CompositePipeline, ResolvedChild } from './sync-composite-parent.js'
@@ -61,6 +62,8 @@ export interface CompositeKindOptions {
   /** Whether a finalizer is put on parents (upstream: `hooks.finalize` is present). */
   readonly finalizerEnabled: boolean
   readonly client: ObjectClient
+  /** How desired children are written; the dynamic apply when absent. */
+  readonly applier?: ChildApplier
   /** Where related informers come from (customize only). */
   readonly informers: Pick<SharedInformers, 'acquire'>
   /** Resolves the resources related rules name (customize only). */
@@ -182,6 +185,7 @@ export function compositeKind(options: CompositeKindOptions): ControllerKind {
     finalizerEnabled: options.finalizerEnabled,
     finalizer: { client: options.client, ref: parentInfo.ref, finalizer },
     client: options.client,
+    ...(options.applier === undefined ? {} : { applier: options.applier }),
     related,
     matchesScope,
     events: options.events,

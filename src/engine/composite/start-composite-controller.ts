@@ -57,6 +57,7 @@ export async function startCompositeController(
     hooks: definition.hooks,
     finalizerEnabled: definition.finalizerEnabled,
     client: context.client,
+    applier: context.applier,
     informers: context.informers,
     discovery: context.discovery,
     events: context.events,

@@ -23,6 +23,7 @@ import type { Logger } from '../../runtime/logger.js'
 import { NotSyncedError, TerminalError } from '../../runtime/reconcile-errors.js'
 import { groupOf } from '../../core/owner-references.js'
 import { claimCandidates, claimChildren } from '../children/claim-children.js'
+import type { ChildApplier } from '../children/child-applier.js'
 import { manageChildren } from '../children/manage-children.js'
 import type { ChildType } from '../children/plan-children.js'
 import type { RelatedObjectsManager } from '../customize/related-objects-manager.js'
@@ -71,6 +72,8 @@ export interface CompositePipeline {
   readonly finalizerEnabled: boolean
   readonly finalizer: FinalizerTarget
   readonly client: ObjectClient
+  /** How desired children are written; the dynamic apply when absent. */
+  readonly applier?: ChildApplier
   /** Related objects through customize; absent when customize is off. */
   readonly related: RelatedObjectsManager | undefined
   /** Tells whether a parent matches `parentResource.labelSelector`. */
@@ -309,6 +312,7 @@ async function applyCompositeAnswer(
       const done = await manageChildren(plan.children, {
         client: pipeline.client,
         types: rules.types,
+        ...(pipeline.applier === undefined ? {} : { applier: pipeline.applier }),
         signal,
       })
       if (done.created.length + done.updated.length + done.deleted.length > 0)

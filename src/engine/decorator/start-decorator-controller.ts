@@ -101,6 +101,7 @@ export async function startDecoratorController(
     finalizer: decoratorFinalizer(definition.name),
     finalizerEnabled: definition.finalizerEnabled,
     client: context.client,
+    applier: context.applier,
     attachments: attachmentRules(definition.name, attachments),
     attachmentTypes: attachments.map((a) => a.type),
     events: context.events,

@@ -19,6 +19,7 @@ import type { ResourceInfo } from '../../kube/resource-map.js'
 import { Action } from '../../runtime/controller-loop.js'
 import type { Logger } from '../../runtime/logger.js'
 import { NotSyncedError } from '../../runtime/reconcile-errors.js'
+import type { ChildApplier } from '../children/child-applier.js'
 import { manageChildren } from '../children/manage-children.js'
 import type { RelatedObjectsManager } from '../customize/related-objects-manager.js'
 import type { ControllerCaches } from '../loop/parent-controller.js'
@@ -58,6 +59,8 @@ export interface DecoratorPipeline {
   readonly finalizer: string
   readonly finalizerEnabled: boolean
   readonly client: ObjectClient
+  /** How desired attachments are written; the dynamic apply when absent. */
+  readonly applier?: ChildApplier
   /** The attachment rules: GVK keys, scopes and update methods, in child-source order. */
   readonly attachments: SyncRules
   /** GVK keys of the attachment rules, in child-source order. */
@@ -161,6 +164,7 @@ async function applyDecoratorAnswer(
     const done = await manageChildren(plan.children, {
       client: pipeline.client,
       types: pipeline.attachments.types,
+      ...(pipeline.applier === undefined ? {} : { applier: pipeline.applier }),
       signal,
     })
     if (done.created.length + done.updated.length + done.deleted.length > 0)
