@@ -24,20 +24,9 @@ import type { JsonObject, KubeObject, OwnerReference } from '../../core/kube-obj
 import { isJsonObject } from '../../core/kube-object.js'
 import { isDeleting } from '../../core/owner-references.js'
 import type { UpdateMethod } from '../../api/composite-controller-spec.js'
-import { LAST_APPLIED_ANNOTATION } from './dynamic-apply.js'
+// The server-owned `metadata` fields are the dynamic apply's list (spec §3.9).
+import { LAST_APPLIED_ANNOTATION, SYSTEM_METADATA_FIELDS } from './dynamic-apply.js'
 import { marshalGoJson } from './marshal-go-json.js'
-
-/** The `metadata` fields the server owns, as in the dynamic apply (spec §3.9). */
-const SYSTEM_METADATA_FIELDS = [
-  'selfLink',
-  'uid',
-  'resourceVersion',
-  'generation',
-  'creationTimestamp',
-  'deletionTimestamp',
-  'deletionGracePeriodSeconds',
-  'managedFields',
-] as const
 
 /**
  * Removes what a parent must never apply: server-owned `metadata`, `status`, and the legacy

@@ -33,7 +33,7 @@ export const LAST_APPLIED_ANNOTATION = 'metacontroller.k8s.io/last-applied-confi
  * child back, stale `resourceVersion` included, would otherwise make every sync look like a
  * change and cause needless updates or recreates.
  */
-const SYSTEM_METADATA_FIELDS = [
+export const SYSTEM_METADATA_FIELDS: readonly string[] = [
   'selfLink',
   'uid',
   'resourceVersion',
@@ -42,7 +42,7 @@ const SYSTEM_METADATA_FIELDS = [
   'deletionTimestamp',
   'deletionGracePeriodSeconds',
   'managedFields',
-] as const
+]
 
 /**
  * Field names taken as list-map keys, highest precedence first.
