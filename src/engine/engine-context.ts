@@ -9,6 +9,7 @@ import type { DecoratorControllerSpec } from '../api/decorator-controller-spec.j
 import type { CompositeHooks } from './composite/composite-kind.js'
 import type { DecoratorHooks } from './decorator/decorator-kind.js'
 import type { EventSink } from './events/event-recorder.js'
+import type { HookAddressMap } from './hooks/traced-connector.js'
 
 /** The shared services every hosted controller of one engine uses. */
 export interface EngineContext {
@@ -31,6 +32,8 @@ export interface EngineContext {
   readonly leading?: Promise<void>
   /** Largest hook response body accepted, in bytes. */
   readonly hookResponseLimitBytes?: number
+  /** Where connections for a hook URL's `host:port` go instead (`--hook-address`). */
+  readonly hookAddresses?: HookAddressMap
 }
 
 /** A CompositeController ready to run: from a cluster object, or defined in TypeScript. */
