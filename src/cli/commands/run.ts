@@ -250,7 +250,8 @@ export function runCommand(): Command {
     .option(
       '--hook-address <host:port=address:port>',
       'connect hook URLs for host:port to address:port instead, e.g. a Service name to a local hook (TLS still checks host); repeatable',
-      (value: string, previous: string[] = []) => [...previous, value]
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[]
     )
     .action(async (opts: RunOptions) => {
       await run(opts)
