@@ -7,7 +7,7 @@
  * @module
  */
 import { lookup as dnsLookup } from 'node:dns'
-import type { LookupAddress, LookupOneOptions } from 'node:dns'
+import type { LookupAddress } from 'node:dns'
 import { Socket, isIP } from 'node:net'
 import type { LookupFunction } from 'node:net'
 import { buildConnector } from 'undici'
@@ -52,12 +52,12 @@ export function tracedLookup(onPhase: (phase: ConnectPhase) => void): LookupFunc
     const done = (
       error: NodeJS.ErrnoException | null,
       address: string | LookupAddress[],
-      family?: number
+      family: number
     ): void => {
       onPhase('dns_done')
       callback(error, address, family)
     }
-    dnsLookup(hostname, options as LookupOneOptions, done as Parameters<typeof dnsLookup>[2])
+    dnsLookup(hostname, options, done)
   }
 }
 
