@@ -133,6 +133,14 @@ async function serve(config: RunConfig, shutdown: Shutdown, log: Logger): Promis
     source: cluster.source,
     workers: config.workers,
     leaderElection: election === undefined ? false : election.identity,
+    // A redirected hook is easy to forget on a dev machine: say so at start.
+    ...(config.hookAddresses.size === 0
+      ? {}
+      : {
+          hookAddresses: [...config.hookAddresses].map(
+            ([from, to]) => `${from}=${to.host}:${to.port}`
+          ),
+        }),
   })
   const rivals = await startRivals(config, cluster, log)
   const servers: { close(): Promise<void> }[] = []
@@ -250,8 +258,7 @@ export function runCommand(): Command {
     .option(
       '--hook-address <host:port=address:port>',
       'connect hook URLs for host:port to address:port instead, e.g. a Service name to a local hook (TLS still checks host); repeatable',
-      (value: string, previous: string[]) => [...previous, value],
-      [] as string[]
+      (value: string, previous: string[] | undefined) => [...(previous ?? []), value]
     )
     .action(async (opts: RunOptions) => {
       await run(opts)
