@@ -117,8 +117,12 @@ describe('upstream example prometheus-monitoring', () => {
       'controller_runtime_reconcile_total',
       'workqueue_adds_total',
       'rest_client_requests_total',
+      'process_cpu_seconds_total',
     ]) {
       assert.match(text, new RegExp(`^# TYPE ${series} counter$`, 'm'))
+    }
+    for (const series of ['process_resident_memory_bytes', 'process_start_time_seconds']) {
+      assert.match(text, new RegExp(`^# TYPE ${series} gauge$`, 'm'))
     }
   })
 })

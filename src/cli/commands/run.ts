@@ -113,6 +113,7 @@ async function serve(config: RunConfig, shutdown: Shutdown, log: Logger): Promis
     ...(config.context === undefined ? {} : { context: config.context }),
   })
   const metrics = new RuntimeMetrics()
+  metrics.collectProcessMetrics()
   const election = await startElection(config, cluster, metrics, log)
   const engine = new Engine(cluster, {
     metrics,
