@@ -20,6 +20,7 @@ import { parse } from 'yaml'
 import { request } from 'undici'
 import { findFreePort, startControlPlane, waitFor } from '../../src/testing/index.js'
 import type { ControlPlane } from '../../src/testing/index.js'
+import { lockCluster } from '../support/cluster-lock.js'
 import { kubectl } from '../support/host-deployment.js'
 import { spawnEngine } from '../support/spawned-engine.js'
 import type { SpawnedEngine } from '../support/spawned-engine.js'
@@ -54,16 +55,19 @@ function patchedArgs(): string[] {
 
 describe('upstream example pprof-profiling', () => {
   let plane: ControlPlane
+  let release = (): void => undefined
   const engines: SpawnedEngine[] = []
 
   before(async () => {
     plane = await startControlPlane({})
+    release = await lockCluster(plane.kubeconfigPath, 'upstream-examples')
     await kubectl(plane.kubeconfigPath, ['create', 'namespace', 'metacontroller'])
   })
 
   after(async () => {
     for (const engine of engines) engine.kill()
     await kubectl(plane.kubeconfigPath, ['delete', '-f', `${EXAMPLE}/manifest/service.yaml`])
+    release()
     await plane.stop()
   })
 

@@ -19,6 +19,7 @@ import { request } from 'undici'
 import { parse } from 'yaml'
 import { startControlPlane } from '../../src/testing/index.js'
 import type { ControlPlane } from '../../src/testing/index.js'
+import { lockCluster } from '../support/cluster-lock.js'
 import { kubectl } from '../support/host-deployment.js'
 import { metactl } from '../support/run-metactl.js'
 import { spawnEngine } from '../support/spawned-engine.js'
@@ -50,16 +51,19 @@ interface Service {
 
 describe('upstream example prometheus-monitoring', () => {
   let plane: ControlPlane
+  let release = (): void => undefined
   let engine: SpawnedEngine | undefined
 
   before(async () => {
     plane = await startControlPlane({})
+    release = await lockCluster(plane.kubeconfigPath, 'upstream-examples')
     await kubectl(plane.kubeconfigPath, ['create', 'namespace', 'metacontroller'])
   })
 
   after(async () => {
     engine?.kill()
     await kubectl(plane.kubeconfigPath, ['delete', '-f', `${EXAMPLE}/manifest/service.yaml`])
+    release()
     await plane.stop()
   })
 

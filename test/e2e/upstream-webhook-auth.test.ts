@@ -15,6 +15,7 @@ import { after, before, describe, it } from 'node:test'
 import { request } from 'undici'
 import { findFreePort, startControlPlane } from '../../src/testing/index.js'
 import type { ControlPlane } from '../../src/testing/index.js'
+import { lockCluster } from '../support/cluster-lock.js'
 import { kubectl, runDeploymentOnHost } from '../support/host-deployment.js'
 import type { HostDeployment } from '../support/host-deployment.js'
 import { spawnEngine } from '../support/spawned-engine.js'
@@ -43,11 +44,13 @@ function testScript(kubeconfig: string): Promise<{ code: number; output: string 
 
 describe('upstream example webhook-auth', () => {
   let plane: ControlPlane
+  let release = (): void => undefined
   let engine: SpawnedEngine | undefined
   let hook: HostDeployment | undefined
 
   before(async () => {
     plane = await startControlPlane({})
+    release = await lockCluster(plane.kubeconfigPath, 'upstream-examples')
     // test.sh expects Metacontroller installed, that is its namespace present.
     await kubectl(plane.kubeconfigPath, ['create', 'namespace', 'metacontroller'])
   })
@@ -55,6 +58,7 @@ describe('upstream example webhook-auth', () => {
   after(async () => {
     engine?.kill()
     hook?.stop()
+    release()
     await plane.stop()
   })
 
