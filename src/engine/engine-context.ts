@@ -10,6 +10,7 @@ import type { CompositeHooks } from './composite/composite-kind.js'
 import type { DecoratorHooks } from './decorator/decorator-kind.js'
 import type { EventSink } from './events/event-recorder.js'
 import type { ChildApplier } from './children/child-applier.js'
+import type { HookAddressMap } from './hooks/traced-connector.js'
 
 /** The shared services every hosted controller of one engine uses. */
 export interface EngineContext {
@@ -39,6 +40,8 @@ export interface EngineContext {
   readonly revisionNamespace: string
   /** How every hosted controller writes desired children (`--apply-strategy`). */
   readonly applier: ChildApplier
+  /** Where connections for a hook URL's `host:port` go instead (`--hook-address`). */
+  readonly hookAddresses?: HookAddressMap
 }
 
 /** A CompositeController ready to run: from a cluster object, or defined in TypeScript. */

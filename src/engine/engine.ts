@@ -52,6 +52,7 @@ import { EventRecorder } from './events/event-recorder.js'
 import type { HostedController } from './loop/start-hosted-controller.js'
 import { MetaController } from './meta/meta-controller.js'
 import type { MetaKind } from './meta/meta-controller.js'
+import type { HookAddressMap } from './hooks/traced-connector.js'
 
 /** Raised by {@link Engine.start} when the engine cannot start (an unreachable API server). */
 export class EngineStartError extends Error {
@@ -113,6 +114,11 @@ export interface EngineOptions {
   readonly eventsQps?: number
   /** Largest hook response body accepted (64 MiB); a larger one fails the sync. */
   readonly hookResponseLimitBytes?: number
+  /**
+   * Where connections for a hook URL's `host:port` go instead: lets an engine run outside the
+   * cluster reach hooks addressed by in-cluster names (development and tests).
+   */
+  readonly hookAddresses?: HookAddressMap
   /**
    * Leader election: hosted controllers keep their caches warm but start their workers only once
    * `leading` settles, and every write (events included) is refused while `canWrite()` is false.
@@ -221,6 +227,7 @@ export class Engine {
       cacheFlushIntervalMs: options.cacheFlushIntervalMs ?? 30 * 60_000,
       targetSelector: target,
       hookResponseLimitBytes: options.hookResponseLimitBytes ?? 64 * 1024 * 1024,
+      ...(options.hookAddresses === undefined ? {} : { hookAddresses: options.hookAddresses }),
       ...(leadership === undefined ? {} : { leading: leadership.leading }),
       revisionNamespace: options.revisionNamespace ?? DEFAULT_REVISION_NAMESPACE,
       applier:

@@ -27,17 +27,28 @@ export interface HookMetricLabels {
   readonly controllerType: string
 }
 
+/**
+ * A phase of opening a connection to a hook, named as upstream's `event` label (Go's httptrace
+ * events): DNS only when a name is resolved, TLS only for https.
+ */
+export type ConnectPhase = 'dns_start' | 'dns_done' | 'tls_handshake_start' | 'tls_handshake_done'
+
 /** Receives one webhook's HTTP requests. */
 export interface HookRequestObserver {
   /** A request starts; call the returned function when it ended, whatever the outcome. */
   begin(): () => void
   /** A response arrived (any status), `seconds` after the request started. */
   onResponse(statusCode: number, seconds: number): void
+  /** A new connection reached `phase`, `seconds` after the request that opened it started. */
+  onConnectPhase(phase: ConnectPhase, seconds: number): void
 }
 
 // Prometheus' default buckets, which upstream's request-duration histograms use.
 const DEFAULT_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 // controller-runtime's reconcile_time_seconds buckets.
+// Upstream's buckets of the DNS and TLS phase histograms.
+const DNS_BUCKETS = [0.005, 0.01, 0.025, 0.05]
+const TLS_BUCKETS = [0.05, 0.1, 0.25, 0.5]
 const RECONCILE_BUCKETS = [
   0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1,
   1.25, 1.5, 1.75, 2, 2.5, 3, 3.5, 4, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60,
@@ -49,6 +60,48 @@ interface HookSeries {
   readonly requests: Counter<ConstLabel | 'code' | 'method'>
   readonly duration: Histogram<ConstLabel | 'method'>
   readonly inFlight: Gauge<ConstLabel>
+  readonly dns: Histogram<ConstLabel | 'event'>
+  readonly tls: Histogram<ConstLabel | 'event'>
+}
+
+/** The `metacontroller_<hook>_*` collectors of one hook type. */
+function hookSeries(hook: MeteredHook, registers: Registry[]): HookSeries {
+  const constLabels: ConstLabel[] = ['url', 'controller_name', 'controller_type']
+  return {
+    requests: new Counter({
+      name: `metacontroller_${hook}_requests_total`,
+      help: `A counter for requests to the ${hook} hook.`,
+      labelNames: [...constLabels, 'code', 'method'],
+      registers,
+    }),
+    duration: new Histogram({
+      name: `metacontroller_${hook}_request_duration_histogram_seconds`,
+      help: `A histogram of request latencies to the ${hook} hook.`,
+      labelNames: [...constLabels, 'method'],
+      buckets: DEFAULT_BUCKETS,
+      registers,
+    }),
+    inFlight: new Gauge({
+      name: `metacontroller_${hook}_in_flight_requests`,
+      help: `A gauge of in-flight requests to the ${hook} hook.`,
+      labelNames: constLabels,
+      registers,
+    }),
+    dns: new Histogram({
+      name: `metacontroller_${hook}_dns_duration_histogram_seconds`,
+      help: `Seconds from the start of a request to the ${hook} hook to each DNS phase of its new connection.`,
+      labelNames: [...constLabels, 'event'],
+      buckets: DNS_BUCKETS,
+      registers,
+    }),
+    tls: new Histogram({
+      name: `metacontroller_${hook}_tls_duration_histogram_seconds`,
+      help: `Seconds from the start of a request to the ${hook} hook to each TLS handshake phase of its new connection.`,
+      labelNames: [...constLabels, 'event'],
+      buckets: TLS_BUCKETS,
+      registers,
+    }),
+  }
 }
 
 /** Maps a loop outcome to controller-runtime's `result` label. */
@@ -77,28 +130,7 @@ export class HookMetrics {
   constructor(registry: Registry) {
     const registers = [registry]
     for (const hook of ['sync', 'finalize', 'customize'] as const) {
-      const constLabels: ConstLabel[] = ['url', 'controller_name', 'controller_type']
-      this.#series.set(hook, {
-        requests: new Counter({
-          name: `metacontroller_${hook}_requests_total`,
-          help: `A counter for requests to the ${hook} hook.`,
-          labelNames: [...constLabels, 'code', 'method'],
-          registers,
-        }),
-        duration: new Histogram({
-          name: `metacontroller_${hook}_request_duration_histogram_seconds`,
-          help: `A histogram of request latencies to the ${hook} hook.`,
-          labelNames: [...constLabels, 'method'],
-          buckets: DEFAULT_BUCKETS,
-          registers,
-        }),
-        inFlight: new Gauge({
-          name: `metacontroller_${hook}_in_flight_requests`,
-          help: `A gauge of in-flight requests to the ${hook} hook.`,
-          labelNames: constLabels,
-          registers,
-        }),
-      })
+      this.#series.set(hook, hookSeries(hook, registers))
     }
     this.#reconciles = new Counter({
       name: 'controller_runtime_reconcile_total',
@@ -142,6 +174,10 @@ export class HookMetrics {
       onResponse: (statusCode, seconds) => {
         series.requests.inc({ ...constant, code: String(statusCode), method })
         series.duration.observe({ ...constant, method }, seconds)
+      },
+      onConnectPhase: (phase, seconds) => {
+        const histogram = phase.startsWith('dns_') ? series.dns : series.tls
+        histogram.observe({ ...constant, event: phase }, seconds)
       },
     }
   }

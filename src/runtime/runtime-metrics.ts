@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { Counter, Gauge, Histogram, Registry } from 'prom-client'
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 import type { RequestObserver } from '../kube/kube-transport.js'
 import { HookMetrics } from './hook-metrics.js'
 import type { InformerObserver, InformerRestartReason } from './informer.js'
@@ -39,6 +39,19 @@ export class RuntimeMetrics {
   readonly #informerErrors: Counter<'resource'>
   readonly #leaderStatus: Gauge<'name'>
   readonly #leaderChanges: Counter<'name' | 'change'>
+
+  /**
+   * Adds the process series (`process_cpu_seconds_total`, `process_resident_memory_bytes`,
+   * `process_start_time_seconds`, `process_open_fds`, …, named as Go's process collector that
+   * upstream exposes) and Node.js' own (`nodejs_*`, in place of Go's `go_*`).
+   *
+   * @remarks
+   * Once per process, by the command that owns it: the series describe the process, not one
+   * engine, and tests run many engines in one process.
+   */
+  collectProcessMetrics(): void {
+    collectDefaultMetrics({ register: this.registry })
+  }
 
   constructor(registry: Registry = new Registry()) {
     this.registry = registry

@@ -152,6 +152,50 @@ describe('webhook TLS and auth', () => {
     assert.ok(hook.requests.some((r) => r === `/bearer Bearer ${TOKEN} metactl-client`))
   })
 
+  it("times a new connection's DNS and TLS phases in upstream's hook metrics", async () => {
+    const ns = await fx.namespace()
+    await credentials(ns)
+    const byName = `https://localhost:${hook.port}/bearer`
+    const byAddress = `https://127.0.0.1:${hook.port}/bearer`
+    await fx.compositeController(`phase-${ns}`, {
+      ...ccSpec('', ns),
+      hooks: { sync: { webhook: { ...bearerWebhook(ns), url: byName } } },
+    })
+    // The other controller and parent live in their own namespace, so the selectors differ.
+    const ns2 = await fx.namespace()
+    await credentials(ns2)
+    await fx.compositeController(`phaseip-${ns}`, {
+      ...ccSpec('', ns2),
+      hooks: { sync: { webhook: bearerWebhook(ns2) } },
+    })
+    await fx.client.create(parentCrd.ref, parentObject('n', ns))
+    await fx.client.create(parentCrd.ref, parentObject('i', ns2))
+    await fx.waitForObject(childCrd.ref, 'n', ns)
+    await fx.waitForObject(childCrd.ref, 'i', ns2)
+    const text = await fx.engine.metrics.render()
+    const count = (metric: string, url: string, event: string): number => {
+      const labels = `url="${url}",controller_name="${url === byName ? 'phase' : 'phaseip'}-${ns}",controller_type="CompositeController",event="${event}"`
+      const match = new RegExp(
+        `^metacontroller_sync_${metric}_duration_histogram_seconds_count\\{${labels}\\} (\\d+)$`,
+        'm'
+      ).exec(text)
+      return Number(match?.[1] ?? 0)
+    }
+    for (const event of ['dns_start', 'dns_done'])
+      assert.ok(count('dns', byName, event) >= 1, event)
+    for (const event of ['tls_handshake_start', 'tls_handshake_done']) {
+      assert.ok(count('tls', byName, event) >= 1, event)
+      assert.ok(count('tls', byAddress, event) >= 1, `${event} by address`)
+    }
+    // Go resolves no name for an IP literal, so upstream has no DNS observation there either.
+    assert.equal(count('dns', byAddress, 'dns_start'), 0)
+    const done = new RegExp(
+      `^metacontroller_sync_tls_duration_histogram_seconds_sum\\{url="${byName}"[^}]*event="tls_handshake_done"\\} ([\\d.e-]+)$`,
+      'm'
+    ).exec(text)
+    assert.ok(Number(done?.[1]) > 0, 'the handshake took some time after the request started')
+  })
+
   it('uses endpointConfigs matched by host, with a ConfigMap CA and basic auth', async () => {
     const ns = await fx.namespace()
     await credentials(ns)

@@ -43,6 +43,48 @@ function usageError(overrides: Partial<RunOptions>): CliError {
 }
 
 describe('parseRunFlags', () => {
+  it("accepts controller-runtime's zap flags; --zap-devel gives console lines at debug level", () => {
+    // As commander hands them over when neither flag is given.
+    const unset: RunOptions = { ...defaults }
+    delete unset.zapLogLevel
+    delete unset.zapEncoder
+    const devel = parseRunFlags({ ...unset, zapDevel: true })
+    assert.equal(devel.logLevel, 'debug')
+    assert.equal(devel.logFormat, 'text')
+    const explicit = parseRunFlags({
+      ...unset,
+      zapDevel: true,
+      zapLogLevel: '2',
+      zapEncoder: 'json',
+    })
+    assert.equal(explicit.logLevel, 'info')
+    assert.equal(explicit.logFormat, 'json')
+    const plain = parseRunFlags({
+      ...unset,
+      zapStacktraceLevel: 'panic',
+      zapTimeEncoding: 'rfc3339',
+    })
+    assert.equal(plain.logLevel, 'info')
+    assert.equal(plain.logFormat, 'json')
+    assert.match(usageError({ zapStacktraceLevel: 'loud' }).message, /--zap-stacktrace-level/)
+    assert.match(usageError({ zapTimeEncoding: 'sundial' }).message, /--zap-time-encoding/)
+  })
+
+  it('maps --hook-address values by host:port and refuses malformed ones', () => {
+    const config = parseRunFlags({
+      ...defaults,
+      hookAddress: ['hooks.default:80=127.0.0.1:8080', 'Auth.NS:443=[::1]:8443'],
+    })
+    assert.deepEqual(
+      [...config.hookAddresses],
+      [
+        ['hooks.default:80', { host: '127.0.0.1', port: 8080 }],
+        ['auth.ns:443', { host: '::1', port: 8443 }],
+      ]
+    )
+    assert.match(usageError({ hookAddress: ['hooks.default'] }).message, /--hook-address/)
+  })
+
   it('accepts the defaults with client-go leader-election durations', () => {
     const config = parseRunFlags(defaults)
     assert.deepEqual(config.leaderElection, {

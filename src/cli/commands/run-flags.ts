@@ -10,6 +10,8 @@ import type { ApplyStrategy } from '../../engine/children/child-applier.js'
 import { parseApplyStrategy } from '../../engine/children/child-applier.js'
 import { DEFAULT_REVISION_NAMESPACE } from '../../engine/engine.js'
 import { parseListenAddress } from '../../engine/ops/ops-server.js'
+import { parseHookAddress } from '../../engine/hooks/traced-connector.js'
+import type { HookAddressMap } from '../../engine/hooks/traced-connector.js'
 import { LEADER_ELECTION_DEFAULTS } from '../../runtime/leader-election.js'
 import type { LogFormat, LogLevel } from '../../runtime/logger.js'
 import { CliError } from '../cli-error.js'
@@ -35,8 +37,10 @@ export interface RunOptions {
   applyStrategySsaFieldManager: string
   metricsAddress: string
   healthProbeBindAddress: string
-  zapLogLevel: string
-  zapEncoder: string
+  /** Unset: `debug` with `--zap-devel`, else `info`. */
+  zapLogLevel?: string
+  /** Unset: `console` with `--zap-devel`, else `json`. */
+  zapEncoder?: string
   leaderElection: boolean
   leaderElectionResourceLock: string
   leaderElectionNamespace: string
@@ -48,6 +52,10 @@ export interface RunOptions {
   eventsQps: string
   eventsBurst: string
   pprofAddress: string
+  hookAddress?: string[]
+  zapDevel?: boolean
+  zapStacktraceLevel?: string
+  zapTimeEncoding?: string
 }
 
 /** Leader-election settings; see spec §5. */
@@ -86,6 +94,8 @@ export interface RunConfig {
   readonly eventsQps: number
   readonly eventsBurst: number
   readonly pprofAddress: { host: string; port: number } | undefined
+  /** `--hook-address` overrides, keyed by the hook URL's `host:port`. */
+  readonly hookAddresses: HookAddressMap
 }
 
 function usage(message: string): CliError {
@@ -127,12 +137,50 @@ function logFormat(text: string): LogFormat {
   throw usage(`--zap-encoder must be json or console, got "${text}"`)
 }
 
+const ZAP_LEVELS = ['debug', 'info', 'warn', 'error', 'dpanic', 'panic', 'fatal']
+const ZAP_TIME_ENCODINGS = ['epoch', 'millis', 'nano', 'iso8601', 'rfc3339', 'rfc3339nano']
+
+/**
+ * controller-runtime's zap flags. `--zap-devel` picks development defaults (console lines, debug
+ * level) that explicit `--zap-encoder` / `--zap-log-level` override; the stack-trace level and
+ * time encoding are checked and accepted, so upstream's argument lists start unchanged, but our
+ * logger keeps its own (ISO 8601 times, stacks on errors).
+ */
+function zapFlags(opts: RunOptions): { logLevel: LogLevel; logFormat: LogFormat } {
+  const stack = opts.zapStacktraceLevel
+  if (stack !== undefined && !ZAP_LEVELS.includes(stack))
+    throw usage(`--zap-stacktrace-level must be one of ${ZAP_LEVELS.join(', ')}, got "${stack}"`)
+  const time = opts.zapTimeEncoding
+  if (time !== undefined && !ZAP_TIME_ENCODINGS.includes(time))
+    throw usage(
+      `--zap-time-encoding must be one of ${ZAP_TIME_ENCODINGS.join(', ')}, got "${time}"`
+    )
+  const devel = opts.zapDevel === true
+  return {
+    logLevel: logLevel(opts.zapLogLevel ?? (devel ? 'debug' : 'info')),
+    logFormat: logFormat(opts.zapEncoder ?? (devel ? 'console' : 'json')),
+  }
+}
+
 function listenAddress(flag: string, text: string): { host: string; port: number } | undefined {
   try {
     return parseListenAddress(text)
   } catch (error) {
     throw usage(`--${flag}: ${error instanceof Error ? error.message : String(error)}`)
   }
+}
+
+function hookAddresses(values: readonly string[]): HookAddressMap {
+  const map = new Map<string, { host: string; port: number }>()
+  for (const value of values) {
+    try {
+      const [key, address] = parseHookAddress(value)
+      map.set(key, address)
+    } catch (error) {
+      throw usage(`--hook-address ${error instanceof Error ? error.message : String(error)}`)
+    }
+  }
+  return map
 }
 
 function selector(text: string): string {
@@ -252,13 +300,13 @@ export function parseRunFlags(opts: RunOptions, env: NodeJS.ProcessEnv = process
     ssaFieldManager: fieldManager(opts.applyStrategySsaFieldManager),
     metricsAddress: listenAddress('metrics-address', opts.metricsAddress),
     probeAddress: listenAddress('health-probe-bind-address', opts.healthProbeBindAddress),
-    logLevel: logLevel(opts.zapLogLevel),
-    logFormat: logFormat(opts.zapEncoder),
+    ...zapFlags(opts),
     leaderElection: leaderElection(opts),
     hookResponseLimitBytes: parseByteSize('hook-response-size-limit', opts.hookResponseSizeLimit),
     eventsQps: parseEventsQps(opts.eventsQps),
     eventsBurst: Math.max(1, nonNegative('events-burst', opts.eventsBurst, true)),
     pprofAddress: listenAddress('pprof-address', opts.pprofAddress),
+    hookAddresses: hookAddresses(opts.hookAddress ?? []),
   }
 }
 

@@ -114,6 +114,7 @@ async function serve(config: RunConfig, shutdown: Shutdown, log: Logger): Promis
     ...(config.context === undefined ? {} : { context: config.context }),
   })
   const metrics = new RuntimeMetrics()
+  metrics.collectProcessMetrics()
   const election = await startElection(config, cluster, metrics, log)
   const engine = new Engine(cluster, {
     metrics,
@@ -127,6 +128,7 @@ async function serve(config: RunConfig, shutdown: Shutdown, log: Logger): Promis
     applyStrategy: config.applyStrategy,
     ssaFieldManager: config.ssaFieldManager,
     hookResponseLimitBytes: config.hookResponseLimitBytes,
+    hookAddresses: config.hookAddresses,
     eventsQps: config.eventsQps,
     eventsBurst: config.eventsBurst,
     log,
@@ -137,6 +139,14 @@ async function serve(config: RunConfig, shutdown: Shutdown, log: Logger): Promis
     workers: config.workers,
     applyStrategy: config.applyStrategy,
     leaderElection: election === undefined ? false : election.identity,
+    // A redirected hook is easy to forget on a dev machine: say so at start.
+    ...(config.hookAddresses.size === 0
+      ? {}
+      : {
+          hookAddresses: [...config.hookAddresses].map(
+            ([from, to]) => `${from}=${to.host}:${to.port}`
+          ),
+        }),
   })
   const rivals = await startRivals(config, cluster, log)
   const servers: { close(): Promise<void> }[] = []
@@ -236,10 +246,18 @@ export function runCommand(): Command {
     )
     .option(
       '--zap-log-level <level>',
-      'log level: debug, info, warn, error, or a verbosity number',
-      'info'
+      'log level: debug, info, warn, error, or a verbosity number (default: info; debug with --zap-devel)'
     )
-    .option('--zap-encoder <format>', 'log format: json or console', 'json')
+    .option(
+      '--zap-encoder <format>',
+      'log format: json or console (default: json; console with --zap-devel)'
+    )
+    .option('--zap-devel', 'development logging: console lines at debug level')
+    .option(
+      '--zap-stacktrace-level <level>',
+      'accepted for compatibility (our logger keeps its own)'
+    )
+    .option('--zap-time-encoding <encoding>', 'accepted for compatibility (times are ISO 8601)')
     .option(
       '--events-qps <qps>',
       'per-object event refill rate in events/s (a number or a fraction)',
@@ -256,6 +274,11 @@ export function runCommand(): Command {
         '--hook-response-size-limit <size>',
         'largest hook response body accepted, e.g. 64Mi; a larger one fails the sync'
       ).default('64Mi')
+    )
+    .option(
+      '--hook-address <host:port=address:port>',
+      'connect hook URLs for host:port to address:port instead, e.g. a Service name to a local hook (TLS still checks host); repeatable',
+      (value: string, previous: string[] | undefined) => [...(previous ?? []), value]
     )
     .action(async (opts: RunOptions) => {
       await run(opts)

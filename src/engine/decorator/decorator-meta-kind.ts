@@ -29,6 +29,7 @@ export const decoratorMetaKind: MetaKind<DecoratorControllerDefinition> = {
         ...(context.hookResponseLimitBytes === undefined
           ? {}
           : { maxResponseBytes: context.hookResponseLimitBytes }),
+        ...(context.hookAddresses === undefined ? {} : { addresses: context.hookAddresses }),
       }),
       finalizerEnabled: spec.hooks.finalize !== undefined,
     }

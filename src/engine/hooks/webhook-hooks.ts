@@ -26,6 +26,8 @@ import type { DecoratorHooks } from '../decorator/decorator-kind.js'
 import type { HookMetrics, HookRequestObserver } from '../../runtime/hook-metrics.js'
 import { EtagCache, etagCacheKey } from './etag-cache.js'
 import { postWebhook } from './post-webhook.js'
+import { tracedConnector } from './traced-connector.js'
+import type { HookAddressMap } from './traced-connector.js'
 import type { CredentialReader, WebhookTransport } from './webhook-credentials.js'
 import {
   WebhookCredentialError,
@@ -57,14 +59,32 @@ export interface WebhookFunctionOptions {
   readonly observer?: HookRequestObserver
   /** Largest response body accepted (default 64 MiB, `--hook-response-size-limit`). */
   readonly maxResponseBytes?: number
+  /** Where connections for a hook URL's `host:port` go instead (`--hook-address`). */
+  readonly addresses?: HookAddressMap
 }
 
-function agentFor(transport: WebhookTransport | undefined): Agent {
+function agentFor(
+  transport: WebhookTransport | undefined,
+  options: WebhookFunctionOptions,
+  requestStarted: () => number
+): Agent {
   const tls = transport?.tls
+  const observer = options.observer
   return new Agent({
     keepAliveTimeout: 30_000,
-    // Upstream clones Go's transport with TLS 1.2 as the minimum when it sets a CA or certificate.
-    ...(tls === undefined ? {} : { connect: { ...tls, minVersion: 'TLSv1.2' as const } }),
+    connect: tracedConnector({
+      // Upstream clones Go's transport with TLS 1.2 as the minimum when it sets a CA or certificate.
+      ...(tls === undefined ? {} : { tls: { ...tls, minVersion: 'TLSv1.2' as const } }),
+      // undici dials when a request finds no free connection, so the latest request opened it.
+      ...(observer === undefined
+        ? {}
+        : {
+            onPhase: (phase) => {
+              observer.onConnectPhase(phase, (performance.now() - requestStarted()) / 1000)
+            },
+          }),
+      ...(options.addresses === undefined ? {} : { addresses: options.addresses }),
+    }),
   })
 }
 
@@ -82,8 +102,9 @@ export function webhookFunction<Request, Response>(
   agents: { close(): Promise<void> }[],
   options: WebhookFunctionOptions = {}
 ): HookFunction<Request, Response> {
+  let requestStarted = performance.now()
   // One pooled agent per hook, as upstream keeps one HTTP client per hook per controller.
-  const agent = agentFor(options.transport)
+  const agent = agentFor(options.transport, options, () => requestStarted)
   const cache = webhook.etag === undefined ? undefined : new EtagCache(webhook.etag)
   agents.push({
     close: async () => {
@@ -95,6 +116,7 @@ export function webhookFunction<Request, Response>(
     const body = wire.encode(request)
     const key = cache === undefined ? undefined : etagCacheKey(body)
     const cached = key === undefined ? undefined : cache?.get(key)
+    requestStarted = performance.now()
     const answer = await postWebhook(webhook.url, body, {
       timeoutMs: webhook.timeoutMs,
       signal,
@@ -173,6 +195,8 @@ export interface BuildWebhooksOptions {
   readonly controllerType: string
   /** Largest response body accepted (default 64 MiB, `--hook-response-size-limit`). */
   readonly maxResponseBytes?: number
+  /** Where connections for a hook URL's `host:port` go instead (`--hook-address`). */
+  readonly addresses?: HookAddressMap
 }
 
 async function buildWebhooks<Request, Response>(
@@ -201,6 +225,7 @@ async function buildWebhooks<Request, Response>(
       ...(options.maxResponseBytes === undefined
         ? {}
         : { maxResponseBytes: options.maxResponseBytes }),
+      ...(options.addresses === undefined ? {} : { addresses: options.addresses }),
     })
   }
   const close = async (): Promise<void> => {

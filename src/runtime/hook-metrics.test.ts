@@ -1,0 +1,52 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { Registry } from 'prom-client'
+import { HookMetrics } from './hook-metrics.js'
+
+describe('HookMetrics connect phases', () => {
+  it("exposes upstream's DNS and TLS histograms with the event label and their buckets", async () => {
+    const registry = new Registry()
+    const observer = new HookMetrics(registry).hookObserver({
+      hook: 'sync',
+      url: 'https://hooks.default/sync',
+      controllerName: 'cc',
+      controllerType: 'CompositeController',
+    })
+    observer.onConnectPhase('dns_start', 0.001)
+    observer.onConnectPhase('dns_done', 0.02)
+    observer.onConnectPhase('tls_handshake_start', 0.03)
+    observer.onConnectPhase('tls_handshake_done', 0.2)
+    const text = await registry.metrics()
+    const labels =
+      'url="https://hooks.default/sync",controller_name="cc",controller_type="CompositeController"'
+    const dns = 'metacontroller_sync_dns_duration_histogram_seconds'
+    const tls = 'metacontroller_sync_tls_duration_histogram_seconds'
+    assert.match(text, new RegExp(`^# TYPE ${dns} histogram$`, 'm'))
+    assert.match(text, new RegExp(`^# TYPE ${tls} histogram$`, 'm'))
+    for (const le of ['0.005', '0.01', '0.025', '0.05', '\\+Inf']) {
+      assert.match(
+        text,
+        new RegExp(`^${dns}_bucket\\{le="${le}",${labels},event="dns_done"\\}`, 'm')
+      )
+    }
+    assert.match(
+      text,
+      new RegExp(`^${dns}_bucket\\{le="0.01",${labels},event="dns_done"\\} 0$`, 'm')
+    )
+    assert.match(
+      text,
+      new RegExp(`^${dns}_bucket\\{le="0.025",${labels},event="dns_done"\\} 1$`, 'm')
+    )
+    for (const le of ['0.05', '0.1', '0.25', '0.5']) {
+      assert.match(
+        text,
+        new RegExp(`^${tls}_bucket\\{le="${le}",${labels},event="tls_handshake_done"\\}`, 'm')
+      )
+    }
+    assert.match(
+      text,
+      new RegExp(`^${tls}_count\\{${labels},event="tls_handshake_start"\\} 1$`, 'm')
+    )
+    assert.doesNotMatch(text, new RegExp(`^${dns}_count\\{[^}]*event="tls`, 'm'))
+  })
+})
