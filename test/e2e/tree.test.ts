@@ -56,7 +56,7 @@ describe('metactl tree', () => {
   let plane: ControlPlane
 
   before(async () => {
-    plane = await startControlPlane({ nodes: 0, crds: [CRD] })
+    plane = await startControlPlane({ crds: [CRD] })
     const { client } = plane
     await client.create(NAMESPACES, {
       apiVersion: 'v1',
@@ -76,7 +76,11 @@ describe('metactl tree', () => {
       apiVersion: 'v1',
       kind: 'Pod',
       metadata: { name: 'web', namespace, ownerReferences: ownedBy(app) },
-      spec: { containers: [{ name: 'web', image: 'nginx' }] },
+      // No node matches, so the Pod stays Pending whether or not the cluster has nodes.
+      spec: {
+        containers: [{ name: 'web', image: 'nginx' }],
+        nodeSelector: { 'tree.example.com/no-such-node': 'true' },
+      },
     })
     await client.create(SERVICES, {
       apiVersion: 'v1',
@@ -117,7 +121,7 @@ describe('metactl tree', () => {
       ]
     )
     assert.deepEqual(rows[1]?.slice(2, 4), ['False', 'PodPending'])
-    // No nodes: the Pod stays Pending; the Service shows its address.
+    // Unschedulable: the Pod stays Pending; the Service shows its address.
     assert.equal(rows[2]?.[3], 'Pending')
     assert.match(rows[4]?.[3] ?? '', /^ClusterIP \d+\.\d+\.\d+\.\d+$/)
   })

@@ -234,6 +234,26 @@ export function runCommand(): Command {
       'the field manager of server-side apply',
       DEFAULT_SSA_FIELD_MANAGER
     )
+    .addOption(
+      new Option(
+        '--hook-response-size-limit <size>',
+        'largest hook response body accepted, e.g. 64Mi; a larger one fails the sync'
+      ).default('64Mi')
+    )
+    .option(
+      '--hook-address <host:port=address:port>',
+      'connect hook URLs for host:port to address:port instead, e.g. a Service name to a local hook (TLS still checks host); repeatable',
+      (value: string, previous: string[] | undefined) => [...(previous ?? []), value]
+    )
+    .action(async (opts: RunOptions) => {
+      await run(opts)
+    })
+  return withLeaderElectionFlags(withObservabilityFlags(command))
+}
+
+/** Adds the metrics, probe, logging, event and profile flags. */
+function withObservabilityFlags(command: Command): Command {
+  return command
     .option(
       '--metrics-address <addr>',
       'serve /metrics on host:port (0 disables)',
@@ -269,21 +289,6 @@ export function runCommand(): Command {
       'serve /debug/pprof/heap and /debug/pprof/profile on host:port (0 disables)',
       '0'
     )
-    .addOption(
-      new Option(
-        '--hook-response-size-limit <size>',
-        'largest hook response body accepted, e.g. 64Mi; a larger one fails the sync'
-      ).default('64Mi')
-    )
-    .option(
-      '--hook-address <host:port=address:port>',
-      'connect hook URLs for host:port to address:port instead, e.g. a Service name to a local hook (TLS still checks host); repeatable',
-      (value: string, previous: string[] | undefined) => [...(previous ?? []), value]
-    )
-    .action(async (opts: RunOptions) => {
-      await run(opts)
-    })
-  return withLeaderElectionFlags(command)
 }
 
 /** Adds upstream's leader-election flags (client-go's defaults). */
