@@ -15,6 +15,7 @@ const defaults: RunOptions = {
   healthProbeBindAddress: ':8081',
   zapLogLevel: 'info',
   zapEncoder: 'json',
+  zapDevel: false,
   leaderElection: false,
   leaderElectionResourceLock: 'leases',
   leaderElectionNamespace: '',

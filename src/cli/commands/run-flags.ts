@@ -31,6 +31,8 @@ export interface RunOptions {
   healthProbeBindAddress: string
   zapLogLevel: string
   zapEncoder: string
+  /** Upstream's development mode: console encoder and debug level unless those are given. */
+  zapDevel: boolean
   leaderElection: boolean
   leaderElectionResourceLock: string
   leaderElectionNamespace: string
@@ -42,6 +44,34 @@ export interface RunOptions {
   eventsQps: string
   eventsBurst: string
   pprofAddress: string
+}
+
+/**
+ * Reads a Go boolean flag value (`--leader-election=false`), as Go's flag package spells them.
+ *
+ * @throws CliError with exit code {@link USAGE_EXIT_CODE} for anything else.
+ */
+export function parseGoBool(flag: string, text: string): boolean {
+  if (['1', 't', 'T', 'true', 'TRUE', 'True'].includes(text)) return true
+  if (['0', 'f', 'F', 'false', 'FALSE', 'False'].includes(text)) return false
+  throw usage(`--${flag} must be true or false, got "${text}"`)
+}
+
+/**
+ * Applies `--zap-devel` as controller-runtime does: development mode changes the defaults of the
+ * encoder (console) and the level (debug), so an explicit `--zap-log-level=5` or
+ * `--zap-encoder=json` still wins. `given` says whether a flag was on the command line.
+ */
+export function withDevelopmentDefaults(
+  opts: RunOptions,
+  given: (key: 'zapEncoder' | 'zapLogLevel') => boolean
+): RunOptions {
+  if (!opts.zapDevel) return opts
+  return {
+    ...opts,
+    zapEncoder: given('zapEncoder') ? opts.zapEncoder : 'console',
+    zapLogLevel: given('zapLogLevel') ? opts.zapLogLevel : 'debug',
+  }
 }
 
 /** Leader-election settings; see spec §5. */

@@ -14,7 +14,13 @@ import { RuntimeMetrics } from '../../runtime/runtime-metrics.js'
 import type { Logger } from '../../runtime/logger.js'
 import { CliError } from '../cli-error.js'
 import { startPprofServer } from '../pprof-server.js'
-import { LEADER_ELECTION_FLAG_DEFAULTS, parseRunFlags, USAGE_EXIT_CODE } from './run-flags.js'
+import {
+  LEADER_ELECTION_FLAG_DEFAULTS,
+  parseGoBool,
+  parseRunFlags,
+  USAGE_EXIT_CODE,
+  withDevelopmentDefaults,
+} from './run-flags.js'
 import type { RunConfig, RunOptions } from './run-flags.js'
 import { watchShutdown } from './shutdown-signals.js'
 import type { Shutdown } from './shutdown-signals.js'
@@ -221,6 +227,12 @@ export function runCommand(): Command {
       'info'
     )
     .option('--zap-encoder <format>', 'log format: json or console', 'json')
+    .addOption(
+      goBoolOption(
+        '--zap-devel',
+        'development mode: console encoder and debug level, unless --zap-encoder or --zap-log-level say otherwise'
+      )
+    )
     .option(
       '--events-qps <qps>',
       'per-object event refill rate in events/s (a number or a fraction)',
@@ -238,16 +250,30 @@ export function runCommand(): Command {
         'largest hook response body accepted, e.g. 64Mi; a larger one fails the sync'
       ).default('64Mi')
     )
-    .action(async (opts: RunOptions) => {
-      await run(opts)
+    .action(async (opts: RunOptions, command: Command) => {
+      await run(withDevelopmentDefaults(opts, (key) => command.getOptionValueSource(key) === 'cli'))
     })
   return withLeaderElectionFlags(command)
+}
+
+/**
+ * A boolean flag as Go's flag package reads it: `--name` alone, or `--name=true|false`, which
+ * upstream's docs and manifests use (`--leader-election=false`).
+ */
+function goBoolOption(flags: string, description: string): Option {
+  const name = flags.slice(2)
+  return new Option(`${flags} [bool]`, description)
+    .argParser((text: string) => parseGoBool(name, text))
+    .preset('true')
+    .default(false)
 }
 
 /** Adds upstream's leader-election flags (client-go's defaults). */
 function withLeaderElectionFlags(command: Command): Command {
   return command
-    .option('--leader-election', 'elect a leader among replicas on a Lease; only it writes', false)
+    .addOption(
+      goBoolOption('--leader-election', 'elect a leader among replicas on a Lease; only it writes')
+    )
     .option('--leader-election-resource-lock <lock>', 'lock kind (only leases)', 'leases')
     .option(
       '--leader-election-namespace <ns>',
