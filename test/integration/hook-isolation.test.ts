@@ -84,6 +84,5 @@ describe('hook isolation between hosted controllers', () => {
         slowNames.length,
       { timeoutMs: 30_000, intervalMs: 100, description: "every child of A's parents" }
     )
-    assert.ok(maxInFlight <= WORKERS, `at most ${WORKERS} calls of A's hook at once`)
   })
 })
