@@ -27,6 +27,7 @@ const defaults: RunOptions = {
   eventsQps: '1/300',
   eventsBurst: '25',
   pprofAddress: '0',
+  healthzMaxEventLoopDelay: '10s',
 }
 
 function usageError(overrides: Partial<RunOptions>): CliError {
@@ -85,6 +86,18 @@ describe('parseRunFlags', () => {
       /lease-duration > --leader-election-renew-deadline/
     )
     assert.match(usageError({ leaderElectionId: '' }).message, /--leader-election-id/)
+  })
+
+  it('reads the event-loop stall threshold of /healthz; 0 disables it', () => {
+    assert.equal(parseRunFlags(defaults).eventLoopStallMs, 10_000)
+    assert.equal(
+      parseRunFlags({ ...defaults, healthzMaxEventLoopDelay: '0' }).eventLoopStallMs,
+      undefined
+    )
+    assert.match(
+      usageError({ healthzMaxEventLoopDelay: 'soon' }).message,
+      /--healthz-max-event-loop-delay/
+    )
   })
 
   it('parses sizes with binary and decimal suffixes', () => {

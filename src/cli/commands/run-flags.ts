@@ -44,6 +44,7 @@ export interface RunOptions {
   eventsQps: string
   eventsBurst: string
   pprofAddress: string
+  healthzMaxEventLoopDelay: string
 }
 
 /**
@@ -104,6 +105,8 @@ export interface RunConfig {
   readonly eventsQps: number
   readonly eventsBurst: number
   readonly pprofAddress: { host: string; port: number } | undefined
+  /** A longer event-loop stall fails `/healthz`; undefined: not checked. */
+  readonly eventLoopStallMs: number | undefined
 }
 
 function usage(message: string): CliError {
@@ -249,6 +252,10 @@ export function parseRunFlags(opts: RunOptions): RunConfig {
     eventsQps: parseEventsQps(opts.eventsQps),
     eventsBurst: Math.max(1, nonNegative('events-burst', opts.eventsBurst, true)),
     pprofAddress: listenAddress('pprof-address', opts.pprofAddress),
+    eventLoopStallMs:
+      opts.healthzMaxEventLoopDelay.trim() === '0'
+        ? undefined
+        : duration('healthz-max-event-loop-delay', opts.healthzMaxEventLoopDelay),
   }
 }
 

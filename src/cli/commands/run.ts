@@ -9,6 +9,7 @@ import type { EngineLeaderElection } from '../../engine/leader/engine-leader-ele
 import { startOpsServer } from '../../engine/ops/ops-server.js'
 import type { ClusterConfig } from '../../kube/cluster-config.js'
 import { loadClusterConfig, SERVICE_ACCOUNT_DIR } from '../../kube/load-cluster-config.js'
+import { EventLoopWatchdog } from '../../runtime/event-loop-watchdog.js'
 import { createLogger } from '../../runtime/logger.js'
 import { RuntimeMetrics } from '../../runtime/runtime-metrics.js'
 import type { Logger } from '../../runtime/logger.js'
@@ -82,9 +83,23 @@ async function startOpsServers(
   servers: { close(): Promise<void> }[],
   log: Logger
 ): Promise<void> {
+  const watchdog =
+    config.eventLoopStallMs === undefined || config.probeAddress === undefined
+      ? undefined
+      : new EventLoopWatchdog({ thresholdMs: config.eventLoopStallMs })
+  if (watchdog !== undefined) {
+    watchdog.start()
+    // Stopped with the servers: its timer would keep the process alive.
+    servers.push({
+      close: () => {
+        watchdog.stop()
+        return Promise.resolve()
+      },
+    })
+  }
   const sources = {
     notReady: (): string[] => (started() ? engine.notReady() : ['engine starting']),
-    notHealthy: (): string[] => engine.unhealthy(),
+    notHealthy: (): string[] => [...engine.unhealthy(), ...(watchdog?.unhealthy() ?? [])],
   }
   for (const [what, address] of [
     ['metrics', config.metricsAddress],
@@ -243,6 +258,11 @@ export function runCommand(): Command {
       '--pprof-address <addr>',
       'serve /debug/pprof/heap and /debug/pprof/profile on host:port (0 disables)',
       '0'
+    )
+    .option(
+      '--healthz-max-event-loop-delay <duration>',
+      'an event-loop stall longer than this fails /healthz for 30 s (0 disables)',
+      '10s'
     )
     .addOption(
       new Option(
