@@ -16,6 +16,8 @@ const defaults: RunOptions = {
   zapLogLevel: 'info',
   zapEncoder: 'json',
   zapDevel: false,
+  zapTimeEncoding: 'iso8601',
+  zapStacktraceLevel: 'error',
   leaderElection: false,
   leaderElectionResourceLock: 'leases',
   leaderElectionNamespace: '',
@@ -98,6 +100,20 @@ describe('parseRunFlags', () => {
       usageError({ healthzMaxEventLoopDelay: 'soon' }).message,
       /--healthz-max-event-loop-delay/
     )
+  })
+
+  it("reads zap's time encodings and stack-trace levels", () => {
+    const date = new Date(Date.UTC(2026, 0, 2, 3, 4, 5, 600))
+    const encode = (zapTimeEncoding: string): string | number =>
+      parseRunFlags({ ...defaults, zapTimeEncoding }).logTime(date)
+    assert.equal(encode('iso8601'), '2026-01-02T03:04:05.600Z')
+    assert.equal(encode('rfc3339'), '2026-01-02T03:04:05Z')
+    assert.equal(encode('rfc3339nano'), '2026-01-02T03:04:05.6Z')
+    assert.equal(encode('epoch'), date.getTime() / 1000)
+    assert.equal(encode('millis'), date.getTime())
+    assert.equal(encode('nano'), date.getTime() * 1_000_000)
+    assert.match(usageError({ zapTimeEncoding: 'unix' }).message, /--zap-time-encoding/)
+    assert.match(usageError({ zapStacktraceLevel: 'warn' }).message, /--zap-stacktrace-level/)
   })
 
   it('parses sizes with binary and decimal suffixes', () => {

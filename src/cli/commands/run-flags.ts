@@ -33,6 +33,8 @@ export interface RunOptions {
   zapEncoder: string
   /** Upstream's development mode: console encoder and debug level unless those are given. */
   zapDevel: boolean
+  zapTimeEncoding: string
+  zapStacktraceLevel: string
   leaderElection: boolean
   leaderElectionResourceLock: string
   leaderElectionNamespace: string
@@ -99,6 +101,8 @@ export interface RunConfig {
   readonly probeAddress: { host: string; port: number } | undefined
   readonly logLevel: LogLevel
   readonly logFormat: LogFormat
+  /** Renders a log line's time (`--zap-time-encoding`). */
+  readonly logTime: (date: Date) => string | number
   readonly leaderElection: LeaderElectionFlags
   readonly hookResponseLimitBytes: number
   /** Per-object event refill rate in events/s. */
@@ -146,6 +150,32 @@ function logFormat(text: string): LogFormat {
   if (text === 'json') return 'json'
   if (text === 'console' || text === 'text') return 'text'
   throw usage(`--zap-encoder must be json or console, got "${text}"`)
+}
+
+/** zap's time encoders, by their flag names. */
+const TIME_ENCODINGS: Readonly<Record<string, (date: Date) => string | number>> = {
+  epoch: (date) => date.getTime() / 1000,
+  millis: (date) => date.getTime(),
+  nano: (date) => date.getTime() * 1_000_000,
+  iso8601: (date) => date.toISOString(),
+  rfc3339: (date) => date.toISOString().replace(/\.\d+Z$/, 'Z'),
+  // Go's RFC3339Nano drops trailing zeros of the fraction (and the dot with them).
+  rfc3339nano: (date) => date.toISOString().replace(/\.?0+Z$/, 'Z'),
+}
+
+function timeEncoding(text: string): (date: Date) => string | number {
+  const encode = TIME_ENCODINGS[text]
+  if (encode === undefined)
+    throw usage(
+      `--zap-time-encoding must be one of ${Object.keys(TIME_ENCODINGS).join(', ')}, got "${text}"`
+    )
+  return encode
+}
+
+function checkStacktraceLevel(text: string): void {
+  // Accepted for upstream's manifests; error stacks follow --zap-log-level (debug) instead.
+  if (['info', 'error', 'panic'].includes(text)) return
+  throw usage(`--zap-stacktrace-level must be info, error or panic, got "${text}"`)
 }
 
 function listenAddress(flag: string, text: string): { host: string; port: number } | undefined {
@@ -232,6 +262,7 @@ function leaderElection(opts: RunOptions): LeaderElectionFlags {
  * @throws CliError with exit code {@link USAGE_EXIT_CODE} for the first invalid flag.
  */
 export function parseRunFlags(opts: RunOptions): RunConfig {
+  checkStacktraceLevel(opts.zapStacktraceLevel)
   return {
     ...(opts.kubeconfig === undefined ? {} : { kubeconfig: opts.kubeconfig }),
     ...(opts.context === undefined ? {} : { context: opts.context }),
@@ -247,6 +278,7 @@ export function parseRunFlags(opts: RunOptions): RunConfig {
     probeAddress: listenAddress('health-probe-bind-address', opts.healthProbeBindAddress),
     logLevel: logLevel(opts.zapLogLevel),
     logFormat: logFormat(opts.zapEncoder),
+    logTime: timeEncoding(opts.zapTimeEncoding),
     leaderElection: leaderElection(opts),
     hookResponseLimitBytes: parseByteSize('hook-response-size-limit', opts.hookResponseSizeLimit),
     eventsQps: parseEventsQps(opts.eventsQps),

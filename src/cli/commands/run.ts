@@ -186,7 +186,11 @@ async function serve(config: RunConfig, shutdown: Shutdown, log: Logger): Promis
 async function run(opts: RunOptions): Promise<void> {
   // Every flag is checked before the first file is read or connection made.
   const config = parseRunFlags(opts)
-  const log = createLogger({ level: config.logLevel, format: config.logFormat })
+  const log = createLogger({
+    level: config.logLevel,
+    format: config.logFormat,
+    time: config.logTime,
+  })
   const shutdown = watchShutdown(log)
   try {
     await serve(config, shutdown, log)
@@ -197,7 +201,7 @@ async function run(opts: RunOptions): Promise<void> {
 
 /** Builds `metactl run`, with upstream Metacontroller's flag names and defaults. */
 export function runCommand(): Command {
-  const command = new Command('run')
+  const base = new Command('run')
     .description(
       'run the engine: serve every CompositeController and DecoratorController in the cluster, like upstream Metacontroller'
     )
@@ -236,18 +240,7 @@ export function runCommand(): Command {
       'serve /healthz and /readyz on host:port (0 disables)',
       '127.0.0.1:8081'
     )
-    .option(
-      '--zap-log-level <level>',
-      'log level: debug, info, warn, error, or a verbosity number',
-      'info'
-    )
-    .option('--zap-encoder <format>', 'log format: json or console', 'json')
-    .addOption(
-      goBoolOption(
-        '--zap-devel',
-        'development mode: console encoder and debug level, unless --zap-encoder or --zap-log-level say otherwise'
-      )
-    )
+  const command = withLoggingFlags(base)
     .option(
       '--events-qps <qps>',
       'per-object event refill rate in events/s (a number or a fraction)',
@@ -274,6 +267,33 @@ export function runCommand(): Command {
       await run(withDevelopmentDefaults(opts, (key) => command.getOptionValueSource(key) === 'cli'))
     })
   return withLeaderElectionFlags(command)
+}
+
+/** Adds upstream's zap logging flags (controller-runtime's names). */
+function withLoggingFlags(command: Command): Command {
+  return command
+    .option(
+      '--zap-log-level <level>',
+      'log level: debug, info, warn, error, or a verbosity number',
+      'info'
+    )
+    .option('--zap-encoder <format>', 'log format: json or console', 'json')
+    .option(
+      '--zap-time-encoding <encoding>',
+      'log time format: iso8601, rfc3339, rfc3339nano, epoch, millis or nano',
+      'iso8601'
+    )
+    .option(
+      '--zap-stacktrace-level <level>',
+      "accepted for upstream's manifests (info, error, panic); error stacks are logged at debug level",
+      'error'
+    )
+    .addOption(
+      goBoolOption(
+        '--zap-devel',
+        'development mode: console encoder and debug level, unless --zap-encoder or --zap-log-level say otherwise'
+      )
+    )
 }
 
 /**
