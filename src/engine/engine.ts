@@ -338,7 +338,8 @@ export class Engine {
   /**
    * Why the engine is not alive (`/healthz`): a synced cache that heard nothing from the API
    * server, not even a bookmark, for `staleAfterMs` (10 min) keeps failing to list or watch.
-   * A blocked event loop needs no check here: it cannot answer the probe at all.
+   * Event-loop stalls are the process's, not the engine's: `metactl run` adds them
+   * (`EventLoopWatchdog`).
    */
   unhealthy(staleAfterMs: number = 10 * 60_000): string[] {
     return this.#context.informers

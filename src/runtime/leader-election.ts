@@ -151,7 +151,7 @@ export class LeaderElector {
    * call {@link LeaderElector.release}).
    */
   async run(signal: AbortSignal): Promise<string> {
-    this.#log.info('attempting to acquire leader lease', { lease: this.lease })
+    this.#log.info('Attempting to acquire leader lease', { lease: this.lease })
     let acquiredAt = Date.now()
     while (!signal.aborted) {
       acquiredAt = Date.now()

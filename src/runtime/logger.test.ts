@@ -34,6 +34,15 @@ describe('createLogger', () => {
     })
   })
 
+  it('renders the time with the given encoder, in JSON and text alike', () => {
+    const epoch = capture({ time: (date) => date.getTime() / 1000 })
+    epoch.log.info('started')
+    assert.equal(parsed(epoch.lines[0])['time'], NOW.getTime() / 1000)
+    const text = capture({ format: 'text', time: () => 'T' })
+    text.log.info('started')
+    assert.equal(text.lines[0], 'T INFO  started')
+  })
+
   it('adds the fields of the call after time, level and msg', () => {
     const { log, lines } = capture()
     log.warn('slow hook', { url: 'http://h/sync', ms: 1200, ok: false })

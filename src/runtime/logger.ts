@@ -33,6 +33,8 @@ export interface LoggerOptions {
   /** Receives each finished line, without the newline (stderr by default). */
   readonly write?: (line: string) => void
   readonly now?: () => Date
+  /** Renders the `time` of a line (ISO 8601 in UTC with milliseconds by default). */
+  readonly time?: (date: Date) => string | number
 }
 
 /** An error as log fields: name and message, its stack only at debug level, and its cause. */
@@ -55,20 +57,21 @@ export function createLogger(options: LoggerOptions = {}, base: LogFields = {}):
       process.stderr.write(`${line}\n`)
     })
   const now = options.now ?? ((): Date => new Date())
+  const time = options.time ?? ((date: Date): string => date.toISOString())
   const emit = (level: LogLevel, message: string, fields: LogFields = {}): void => {
     if (SEVERITY[level] < threshold) return
     const all: Record<string, unknown> = {}
     for (const [key, value] of Object.entries({ ...base, ...fields }))
       all[key] = render(value, threshold <= SEVERITY.debug)
     if (format === 'json') {
-      write(JSON.stringify({ time: now().toISOString(), level, msg: message, ...all }))
+      write(JSON.stringify({ time: time(now()), level, msg: message, ...all }))
       return
     }
     const extras = Object.entries(all)
       .map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`)
       .join(' ')
     write(
-      `${now().toISOString()} ${level.toUpperCase().padEnd(5)} ${message}${extras ? ` ${extras}` : ''}`
+      `${String(time(now()))} ${level.toUpperCase().padEnd(5)} ${message}${extras ? ` ${extras}` : ''}`
     )
   }
   return {

@@ -8,7 +8,8 @@ import { request } from 'undici'
 import type { KubeObject } from '../../src/core/kube-object.js'
 import { DynamicClient } from '../../src/kube/dynamic-client.js'
 import { KubeTransport } from '../../src/kube/kube-transport.js'
-import { Informer } from '../../src/runtime/informer.js'
+import { GoneError } from '../../src/kube/api-error.js'
+import { Informer, WatchStatusError } from '../../src/runtime/informer.js'
 import { dynamicListWatcher } from '../../src/runtime/list-watcher.js'
 import type { ListWatcher } from '../../src/runtime/list-watcher.js'
 import { startControlPlane, waitFor } from '../../src/testing/index.js'
@@ -110,6 +111,54 @@ describe('informer across a kube-apiserver restart', () => {
       ['add', 'd'],
     ])
     assert.ok(informer.watchRestarts >= 1, 'the watch was restarted')
+  })
+
+  it('relists a quiet informer at once on the 410 after each of two restarts', async () => {
+    // A namespace nobody writes to: its informer's resourceVersion only moves when it relists, so
+    // after a restart its watch is too old for the new watch cache and gets a 410. Before the fix
+    // the second restart's 410 counted as a repeat of the first (no watch event came between)
+    // and waited out the 410 backoff, reported to the observer as an error with a delay.
+    const quiet = `${NS}-quiet`
+    await plane.client.create(NAMESPACES, {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: quiet },
+    })
+    const lifecycle: string[] = []
+    const delayedErrors: unknown[] = []
+    const quietInformer = new Informer(
+      dynamicListWatcher(client, CONFIGMAPS, { namespace: quiet }),
+      {
+        backoff: { baseMs: 200, maxMs: 1000 },
+        observer: {
+          onRelist: (_description, reason) => lifecycle.push(`relist ${reason}`),
+          onError: (_description, error) => delayedErrors.push(error),
+        },
+      }
+    )
+    try {
+      quietInformer.start()
+      await quietInformer.waitForSync()
+      for (const round of [1, 2]) {
+        // Writes elsewhere move the cluster's resourceVersion past the quiet informer's.
+        for (let i = 0; i < 3; i++)
+          await plane.client.create(CONFIGMAPS, configMap(`q${round}-${i}`, '1'))
+        await plane.restartApiServer()
+        await waitFor(() => lifecycle.filter((l) => l === 'relist gone').length === round, {
+          timeoutMs: 30_000,
+          intervalMs: 50,
+          description: `the quiet informer to relist on the 410 after restart ${round}`,
+        })
+      }
+      assert.deepEqual(lifecycle, ['relist initial', 'relist gone', 'relist gone'])
+      assert.deepEqual(
+        delayedErrors.filter((e) => e instanceof GoneError || e instanceof WatchStatusError),
+        [],
+        'no 410 waited for the backoff'
+      )
+    } finally {
+      await quietInformer.stop()
+    }
   })
 })
 

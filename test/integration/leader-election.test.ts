@@ -121,7 +121,7 @@ describe('leader election', () => {
     assert.ok(leader !== undefined)
     const standby = start()
     await standby.line('started controller', 30_000)
-    await standby.line('attempting to acquire leader lease')
+    await standby.line('Attempting to acquire leader lease')
     leader.process.kill('SIGTERM')
     const terminatedAt = Date.now()
     await standby.line('Successfully acquired lease', 10_000)

@@ -15,6 +15,9 @@ const defaults: RunOptions = {
   healthProbeBindAddress: ':8081',
   zapLogLevel: 'info',
   zapEncoder: 'json',
+  zapDevel: false,
+  zapTimeEncoding: 'iso8601',
+  zapStacktraceLevel: 'error',
   leaderElection: false,
   leaderElectionResourceLock: 'leases',
   leaderElectionNamespace: '',
@@ -28,6 +31,7 @@ const defaults: RunOptions = {
   pprofAddress: '0',
   applyStrategy: 'dynamic-apply',
   applyStrategySsaFieldManager: 'metacontroller',
+  healthzMaxEventLoopDelay: '10s',
 }
 
 function usageError(overrides: Partial<RunOptions>): CliError {
@@ -43,29 +47,7 @@ function usageError(overrides: Partial<RunOptions>): CliError {
 }
 
 describe('parseRunFlags', () => {
-  it("accepts controller-runtime's zap flags; --zap-devel gives console lines at debug level", () => {
-    // As commander hands them over when neither flag is given.
-    const unset: RunOptions = { ...defaults }
-    delete unset.zapLogLevel
-    delete unset.zapEncoder
-    const devel = parseRunFlags({ ...unset, zapDevel: true })
-    assert.equal(devel.logLevel, 'debug')
-    assert.equal(devel.logFormat, 'text')
-    const explicit = parseRunFlags({
-      ...unset,
-      zapDevel: true,
-      zapLogLevel: '2',
-      zapEncoder: 'json',
-    })
-    assert.equal(explicit.logLevel, 'info')
-    assert.equal(explicit.logFormat, 'json')
-    const plain = parseRunFlags({
-      ...unset,
-      zapStacktraceLevel: 'panic',
-      zapTimeEncoding: 'rfc3339',
-    })
-    assert.equal(plain.logLevel, 'info')
-    assert.equal(plain.logFormat, 'json')
+  it('refuses unknown zap stack-trace levels and time encodings with the flag name', () => {
     assert.match(usageError({ zapStacktraceLevel: 'loud' }).message, /--zap-stacktrace-level/)
     assert.match(usageError({ zapTimeEncoding: 'sundial' }).message, /--zap-time-encoding/)
   })
@@ -128,6 +110,32 @@ describe('parseRunFlags', () => {
       /lease-duration > --leader-election-renew-deadline/
     )
     assert.match(usageError({ leaderElectionId: '' }).message, /--leader-election-id/)
+  })
+
+  it('reads the event-loop stall threshold of /healthz; 0 disables it', () => {
+    assert.equal(parseRunFlags(defaults).eventLoopStallMs, 10_000)
+    assert.equal(
+      parseRunFlags({ ...defaults, healthzMaxEventLoopDelay: '0' }).eventLoopStallMs,
+      undefined
+    )
+    assert.match(
+      usageError({ healthzMaxEventLoopDelay: 'soon' }).message,
+      /--healthz-max-event-loop-delay/
+    )
+  })
+
+  it("reads zap's time encodings and stack-trace levels", () => {
+    const date = new Date(Date.UTC(2026, 0, 2, 3, 4, 5, 600))
+    const encode = (zapTimeEncoding: string): string | number =>
+      parseRunFlags({ ...defaults, zapTimeEncoding }).logTime(date)
+    assert.equal(encode('iso8601'), '2026-01-02T03:04:05.600Z')
+    assert.equal(encode('rfc3339'), '2026-01-02T03:04:05Z')
+    assert.equal(encode('rfc3339nano'), '2026-01-02T03:04:05.6Z')
+    assert.equal(encode('epoch'), date.getTime() / 1000)
+    assert.equal(encode('millis'), date.getTime())
+    assert.equal(encode('nano'), date.getTime() * 1_000_000)
+    assert.match(usageError({ zapTimeEncoding: 'unix' }).message, /--zap-time-encoding/)
+    assert.match(usageError({ zapStacktraceLevel: 'warn' }).message, /--zap-stacktrace-level/)
   })
 
   it('parses sizes with binary and decimal suffixes', () => {

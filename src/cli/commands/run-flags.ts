@@ -37,10 +37,12 @@ export interface RunOptions {
   applyStrategySsaFieldManager: string
   metricsAddress: string
   healthProbeBindAddress: string
-  /** Unset: `debug` with `--zap-devel`, else `info`. */
-  zapLogLevel?: string
-  /** Unset: `console` with `--zap-devel`, else `json`. */
-  zapEncoder?: string
+  zapLogLevel: string
+  zapEncoder: string
+  /** Upstream's development mode: console encoder and debug level unless those are given. */
+  zapDevel: boolean
+  zapTimeEncoding: string
+  zapStacktraceLevel: string
   leaderElection: boolean
   leaderElectionResourceLock: string
   leaderElectionNamespace: string
@@ -53,9 +55,35 @@ export interface RunOptions {
   eventsBurst: string
   pprofAddress: string
   hookAddress?: string[]
-  zapDevel?: boolean
-  zapStacktraceLevel?: string
-  zapTimeEncoding?: string
+  healthzMaxEventLoopDelay: string
+}
+
+/**
+ * Reads a Go boolean flag value (`--leader-election=false`), as Go's flag package spells them.
+ *
+ * @throws CliError with exit code {@link USAGE_EXIT_CODE} for anything else.
+ */
+export function parseGoBool(flag: string, text: string): boolean {
+  if (['1', 't', 'T', 'true', 'TRUE', 'True'].includes(text)) return true
+  if (['0', 'f', 'F', 'false', 'FALSE', 'False'].includes(text)) return false
+  throw usage(`--${flag} must be true or false, got "${text}"`)
+}
+
+/**
+ * Applies `--zap-devel` as controller-runtime does: development mode changes the defaults of the
+ * encoder (console) and the level (debug), so an explicit `--zap-log-level=5` or
+ * `--zap-encoder=json` still wins. `given` says whether a flag was on the command line.
+ */
+export function withDevelopmentDefaults(
+  opts: RunOptions,
+  given: (key: 'zapEncoder' | 'zapLogLevel') => boolean
+): RunOptions {
+  if (!opts.zapDevel) return opts
+  return {
+    ...opts,
+    zapEncoder: given('zapEncoder') ? opts.zapEncoder : 'console',
+    zapLogLevel: given('zapLogLevel') ? opts.zapLogLevel : 'debug',
+  }
 }
 
 /** Leader-election settings; see spec §5. */
@@ -88,6 +116,8 @@ export interface RunConfig {
   readonly probeAddress: { host: string; port: number } | undefined
   readonly logLevel: LogLevel
   readonly logFormat: LogFormat
+  /** Renders a log line's time (`--zap-time-encoding`). */
+  readonly logTime: (date: Date) => string | number
   readonly leaderElection: LeaderElectionFlags
   readonly hookResponseLimitBytes: number
   /** Per-object event refill rate in events/s. */
@@ -96,6 +126,8 @@ export interface RunConfig {
   readonly pprofAddress: { host: string; port: number } | undefined
   /** `--hook-address` overrides, keyed by the hook URL's `host:port`. */
   readonly hookAddresses: HookAddressMap
+  /** A longer event-loop stall fails `/healthz`; undefined: not checked. */
+  readonly eventLoopStallMs: number | undefined
 }
 
 function usage(message: string): CliError {
@@ -137,29 +169,30 @@ function logFormat(text: string): LogFormat {
   throw usage(`--zap-encoder must be json or console, got "${text}"`)
 }
 
-const ZAP_LEVELS = ['debug', 'info', 'warn', 'error', 'dpanic', 'panic', 'fatal']
-const ZAP_TIME_ENCODINGS = ['epoch', 'millis', 'nano', 'iso8601', 'rfc3339', 'rfc3339nano']
+/** zap's time encoders, by their flag names. */
+const TIME_ENCODINGS: Readonly<Record<string, (date: Date) => string | number>> = {
+  epoch: (date) => date.getTime() / 1000,
+  millis: (date) => date.getTime(),
+  nano: (date) => date.getTime() * 1_000_000,
+  iso8601: (date) => date.toISOString(),
+  rfc3339: (date) => date.toISOString().replace(/\.\d+Z$/, 'Z'),
+  // Go's RFC3339Nano drops trailing zeros of the fraction (and the dot with them).
+  rfc3339nano: (date) => date.toISOString().replace(/\.?0+Z$/, 'Z'),
+}
 
-/**
- * controller-runtime's zap flags. `--zap-devel` picks development defaults (console lines, debug
- * level) that explicit `--zap-encoder` / `--zap-log-level` override; the stack-trace level and
- * time encoding are checked and accepted, so upstream's argument lists start unchanged, but our
- * logger keeps its own (ISO 8601 times, stacks on errors).
- */
-function zapFlags(opts: RunOptions): { logLevel: LogLevel; logFormat: LogFormat } {
-  const stack = opts.zapStacktraceLevel
-  if (stack !== undefined && !ZAP_LEVELS.includes(stack))
-    throw usage(`--zap-stacktrace-level must be one of ${ZAP_LEVELS.join(', ')}, got "${stack}"`)
-  const time = opts.zapTimeEncoding
-  if (time !== undefined && !ZAP_TIME_ENCODINGS.includes(time))
+function timeEncoding(text: string): (date: Date) => string | number {
+  const encode = TIME_ENCODINGS[text]
+  if (encode === undefined)
     throw usage(
-      `--zap-time-encoding must be one of ${ZAP_TIME_ENCODINGS.join(', ')}, got "${time}"`
+      `--zap-time-encoding must be one of ${Object.keys(TIME_ENCODINGS).join(', ')}, got "${text}"`
     )
-  const devel = opts.zapDevel === true
-  return {
-    logLevel: logLevel(opts.zapLogLevel ?? (devel ? 'debug' : 'info')),
-    logFormat: logFormat(opts.zapEncoder ?? (devel ? 'console' : 'json')),
-  }
+  return encode
+}
+
+function checkStacktraceLevel(text: string): void {
+  // Accepted for upstream's manifests; error stacks follow --zap-log-level (debug) instead.
+  if (['info', 'error', 'panic'].includes(text)) return
+  throw usage(`--zap-stacktrace-level must be info, error or panic, got "${text}"`)
 }
 
 function listenAddress(flag: string, text: string): { host: string; port: number } | undefined {
@@ -284,6 +317,7 @@ function revisionNamespaceOf(opts: RunOptions, env: NodeJS.ProcessEnv): string {
  * @throws CliError with exit code {@link USAGE_EXIT_CODE} for the first invalid flag.
  */
 export function parseRunFlags(opts: RunOptions, env: NodeJS.ProcessEnv = process.env): RunConfig {
+  checkStacktraceLevel(opts.zapStacktraceLevel)
   return {
     ...(opts.kubeconfig === undefined ? {} : { kubeconfig: opts.kubeconfig }),
     ...(opts.context === undefined ? {} : { context: opts.context }),
@@ -300,13 +334,19 @@ export function parseRunFlags(opts: RunOptions, env: NodeJS.ProcessEnv = process
     ssaFieldManager: fieldManager(opts.applyStrategySsaFieldManager),
     metricsAddress: listenAddress('metrics-address', opts.metricsAddress),
     probeAddress: listenAddress('health-probe-bind-address', opts.healthProbeBindAddress),
-    ...zapFlags(opts),
+    logLevel: logLevel(opts.zapLogLevel),
+    logFormat: logFormat(opts.zapEncoder),
+    logTime: timeEncoding(opts.zapTimeEncoding),
     leaderElection: leaderElection(opts),
     hookResponseLimitBytes: parseByteSize('hook-response-size-limit', opts.hookResponseSizeLimit),
     eventsQps: parseEventsQps(opts.eventsQps),
     eventsBurst: Math.max(1, nonNegative('events-burst', opts.eventsBurst, true)),
     pprofAddress: listenAddress('pprof-address', opts.pprofAddress),
     hookAddresses: hookAddresses(opts.hookAddress ?? []),
+    eventLoopStallMs:
+      opts.healthzMaxEventLoopDelay.trim() === '0'
+        ? undefined
+        : duration('healthz-max-event-loop-delay', opts.healthzMaxEventLoopDelay),
   }
 }
 

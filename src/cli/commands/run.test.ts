@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { CliError } from '../cli-error.js'
-import { parseEventsQps } from './run-flags.js'
 import { main } from '../main.js'
 import { runCommand } from './run.js'
+import { parseEventsQps, parseGoBool, parseRunFlags, withDevelopmentDefaults } from './run-flags.js'
+import type { RunConfig, RunOptions } from './run-flags.js'
 
 async function run(...args: string[]): Promise<{ code: number; err: string[] }> {
   const err: string[] = []
@@ -53,5 +54,61 @@ describe('metactl run flags', () => {
     const help = runCommand().helpInformation()
     assert.match(help, /--apply-strategy <strategy>[\s\S]*default: "dynamic-apply"/)
     assert.match(help, /--apply-strategy-ssa-field-manager <name>[\s\S]*default: "metacontroller"/)
+  })
+})
+
+/** Parses `args` as `metactl run` would, with the engine replaced by a capture of its settings. */
+async function settings(args: readonly string[]): Promise<RunConfig> {
+  let captured: RunConfig | undefined
+  const command = runCommand()
+    .exitOverride()
+    .action((opts: RunOptions, self: typeof command) => {
+      captured = parseRunFlags(
+        withDevelopmentDefaults(opts, (key) => self.getOptionValueSource(key) === 'cli')
+      )
+    })
+  await command.parseAsync([...args], { from: 'user' })
+  assert.ok(captured !== undefined)
+  return captured
+}
+
+describe('metactl run logging and boolean flags', () => {
+  it("accepts the args of upstream's production and leader-election manifests", async () => {
+    // manifests/production, then examples/leader-election/manifest/args.yaml.
+    const production = await settings(['--zap-log-level=4', '--discovery-interval=20s'])
+    assert.equal(production.logLevel, 'debug')
+    assert.equal(production.logFormat, 'json')
+    assert.equal(production.discoveryIntervalMs, 20_000)
+    const example = await settings([
+      '--zap-devel',
+      '--zap-log-level=5',
+      '--discovery-interval=5s',
+      '--leader-election',
+    ])
+    assert.equal(example.logFormat, 'text', '--zap-devel means the console encoder')
+    assert.equal(example.logLevel, 'debug')
+    assert.equal(example.discoveryIntervalMs, 5_000)
+    assert.equal(example.leaderElection.enabled, true)
+  })
+
+  it('lets explicit --zap-encoder and --zap-log-level win over --zap-devel', async () => {
+    const config = await settings(['--zap-devel', '--zap-encoder=json', '--zap-log-level=warn'])
+    assert.equal(config.logFormat, 'json')
+    assert.equal(config.logLevel, 'warn')
+    const plain = await settings(['--zap-devel=false'])
+    assert.equal(plain.logFormat, 'json')
+    assert.equal(plain.logLevel, 'info')
+  })
+
+  it('reads Go booleans such as --leader-election=false', async () => {
+    assert.equal((await settings(['--leader-election=false'])).leaderElection.enabled, false)
+    assert.equal((await settings(['--leader-election=true'])).leaderElection.enabled, true)
+    assert.equal((await settings([])).leaderElection.enabled, false)
+    assert.equal(parseGoBool('x', 'T'), true)
+    assert.equal(parseGoBool('x', '0'), false)
+    assert.throws(
+      () => parseGoBool('zap-devel', 'yes'),
+      (error: unknown) => error instanceof CliError && error.message.includes('--zap-devel')
+    )
   })
 })

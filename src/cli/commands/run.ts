@@ -10,12 +10,19 @@ import type { EngineLeaderElection } from '../../engine/leader/engine-leader-ele
 import { startOpsServer } from '../../engine/ops/ops-server.js'
 import type { ClusterConfig } from '../../kube/cluster-config.js'
 import { loadClusterConfig, SERVICE_ACCOUNT_DIR } from '../../kube/load-cluster-config.js'
+import { EventLoopWatchdog } from '../../runtime/event-loop-watchdog.js'
 import { createLogger } from '../../runtime/logger.js'
 import { RuntimeMetrics } from '../../runtime/runtime-metrics.js'
 import type { Logger } from '../../runtime/logger.js'
 import { CliError } from '../cli-error.js'
 import { startPprofServer } from '../pprof-server.js'
-import { LEADER_ELECTION_FLAG_DEFAULTS, parseRunFlags, USAGE_EXIT_CODE } from './run-flags.js'
+import {
+  LEADER_ELECTION_FLAG_DEFAULTS,
+  parseGoBool,
+  parseRunFlags,
+  USAGE_EXIT_CODE,
+  withDevelopmentDefaults,
+} from './run-flags.js'
 import type { RunConfig, RunOptions } from './run-flags.js'
 import { watchShutdown } from './shutdown-signals.js'
 import type { Shutdown } from './shutdown-signals.js'
@@ -77,9 +84,23 @@ async function startOpsServers(
   servers: { close(): Promise<void> }[],
   log: Logger
 ): Promise<void> {
+  const watchdog =
+    config.eventLoopStallMs === undefined || config.probeAddress === undefined
+      ? undefined
+      : new EventLoopWatchdog({ thresholdMs: config.eventLoopStallMs })
+  if (watchdog !== undefined) {
+    watchdog.start()
+    // Stopped with the servers: its timer would keep the process alive.
+    servers.push({
+      close: () => {
+        watchdog.stop()
+        return Promise.resolve()
+      },
+    })
+  }
   const sources = {
     notReady: (): string[] => (started() ? engine.notReady() : ['engine starting']),
-    notHealthy: (): string[] => engine.unhealthy(),
+    notHealthy: (): string[] => [...engine.unhealthy(), ...(watchdog?.unhealthy() ?? [])],
   }
   for (const [what, address] of [
     ['metrics', config.metricsAddress],
@@ -180,7 +201,11 @@ async function serve(config: RunConfig, shutdown: Shutdown, log: Logger): Promis
 async function run(opts: RunOptions): Promise<void> {
   // Every flag is checked before the first file is read or connection made.
   const config = parseRunFlags(opts)
-  const log = createLogger({ level: config.logLevel, format: config.logFormat })
+  const log = createLogger({
+    level: config.logLevel,
+    format: config.logFormat,
+    time: config.logTime,
+  })
   const shutdown = watchShutdown(log)
   try {
     await serve(config, shutdown, log)
@@ -245,10 +270,15 @@ export function runCommand(): Command {
       'connect hook URLs for host:port to address:port instead, e.g. a Service name to a local hook (TLS still checks host); repeatable',
       (value: string, previous: string[] | undefined) => [...(previous ?? []), value]
     )
-    .action(async (opts: RunOptions) => {
-      await run(opts)
+    .option(
+      '--healthz-max-event-loop-delay <duration>',
+      'an event-loop stall longer than this fails /healthz for 30 s (0 disables)',
+      '10s'
+    )
+    .action(async (opts: RunOptions, command: Command) => {
+      await run(withDevelopmentDefaults(opts, (key) => command.getOptionValueSource(key) === 'cli'))
     })
-  return withLeaderElectionFlags(withObservabilityFlags(command))
+  return withLeaderElectionFlags(withLoggingFlags(withObservabilityFlags(command)))
 }
 
 /** Adds the metrics, probe, logging, event and profile flags. */
@@ -265,20 +295,6 @@ function withObservabilityFlags(command: Command): Command {
       '127.0.0.1:8081'
     )
     .option(
-      '--zap-log-level <level>',
-      'log level: debug, info, warn, error, or a verbosity number (default: info; debug with --zap-devel)'
-    )
-    .option(
-      '--zap-encoder <format>',
-      'log format: json or console (default: json; console with --zap-devel)'
-    )
-    .option('--zap-devel', 'development logging: console lines at debug level')
-    .option(
-      '--zap-stacktrace-level <level>',
-      'accepted for compatibility (our logger keeps its own)'
-    )
-    .option('--zap-time-encoding <encoding>', 'accepted for compatibility (times are ISO 8601)')
-    .option(
       '--events-qps <qps>',
       'per-object event refill rate in events/s (a number or a fraction)',
       '1/300'
@@ -291,10 +307,51 @@ function withObservabilityFlags(command: Command): Command {
     )
 }
 
+/** Adds upstream's zap logging flags (controller-runtime's names). */
+function withLoggingFlags(command: Command): Command {
+  return command
+    .option(
+      '--zap-log-level <level>',
+      'log level: debug, info, warn, error, or a verbosity number',
+      'info'
+    )
+    .option('--zap-encoder <format>', 'log format: json or console', 'json')
+    .option(
+      '--zap-time-encoding <encoding>',
+      'log time format: iso8601, rfc3339, rfc3339nano, epoch, millis or nano',
+      'iso8601'
+    )
+    .option(
+      '--zap-stacktrace-level <level>',
+      "accepted for upstream's manifests (info, error, panic); error stacks are logged at debug level",
+      'error'
+    )
+    .addOption(
+      goBoolOption(
+        '--zap-devel',
+        'development mode: console encoder and debug level, unless --zap-encoder or --zap-log-level say otherwise'
+      )
+    )
+}
+
+/**
+ * A boolean flag as Go's flag package reads it: `--name` alone, or `--name=true|false`, which
+ * upstream's docs and manifests use (`--leader-election=false`).
+ */
+function goBoolOption(flags: string, description: string): Option {
+  const name = flags.slice(2)
+  return new Option(`${flags} [bool]`, description)
+    .argParser((text: string) => parseGoBool(name, text))
+    .preset('true')
+    .default(false)
+}
+
 /** Adds upstream's leader-election flags (client-go's defaults). */
 function withLeaderElectionFlags(command: Command): Command {
   return command
-    .option('--leader-election', 'elect a leader among replicas on a Lease; only it writes', false)
+    .addOption(
+      goBoolOption('--leader-election', 'elect a leader among replicas on a Lease; only it writes')
+    )
     .option('--leader-election-resource-lock <lock>', 'lock kind (only leases)', 'leases')
     .option(
       '--leader-election-namespace <ns>',
