@@ -894,6 +894,7 @@ describe('deploy manifests', () => {
         '--workers=10',
       ])
       assert.deepEqual(container['env'], [
+        { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
         { name: 'NODE_OPTIONS', value: '--max-old-space-size=400' },
       ])
       await dryRun(objects, yaml)

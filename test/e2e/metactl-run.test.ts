@@ -226,7 +226,7 @@ describe('metactl run', () => {
       stderr += chunk.toString()
     })
     const code = await new Promise<number | null>((resolve) => proc.once('exit', resolve))
-    assert.equal(code, 1)
+    assert.equal(code, 2, 'a bad flag is a usage error')
     assert.equal(
       stderr.trim(),
       'metactl: --apply-strategy: unknown apply strategy "serverside": use dynamic-apply or ' +
