@@ -8,7 +8,7 @@ SHELL := bash
 
 NODE_STAMP := node_modules/.package-lock.json
 
-.PHONY: help install controlplane helm check unit integration e2e build test demo run bench clean
+.PHONY: help install controlplane helm check unit integration e2e build test demo run bench bench-large clean
 
 help:
 	@echo "make demo          run the PodService demo on a local control plane (builds it on first use)"
@@ -17,6 +17,7 @@ help:
 	@echo "make controlplane  build or reuse etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok"
 	@echo "make check         format check, lint and type-check only"
 	@echo "make bench         run the benchmarks in bench/ (figures go to docs/performance.md)"
+	@echo "make bench-large   the 10,000-parent engine benchmark (opt-in: long on 2 cores)"
 
 $(NODE_STAMP): package.json package-lock.json
 	npm ci
@@ -66,3 +67,6 @@ bench: install controlplane
 	node --expose-gc --import tsx bench/informer-memory.ts 5000 strip
 	node --import tsx bench/engine-parents.ts 1000 both
 	node --import tsx bench/leader-takeover.ts 10 both
+
+bench-large: install controlplane
+	BENCH_LARGE=1 node --import tsx bench/engine-parents.ts 10000 inprocess

@@ -8,7 +8,11 @@
 //
 //   [BENCH_WORKERS=5] [BENCH_APPLY_STRATEGY=dynamic-apply|server-side-apply] \
 //     node --import tsx bench/engine-parents.ts [parents=1000] [inprocess|webhook|both]
+//
+// Sizes above 3,000 (10,000 is the one documented) are opt-in: set BENCH_LARGE=1, so that a typo
+// does not start an hour-long run on a shared machine (`make bench-large`).
 import { createServer } from 'node:http'
+import { loadavg } from 'node:os'
 import type { AddressInfo } from 'node:net'
 import type { KubeObject } from '../src/core/kube-object.js'
 import type { CompositeSyncRequest, CompositeSyncResponse } from '../src/api/hook-model.js'
@@ -171,11 +175,13 @@ async function runMode(
     const seconds = (performance.now() - started) / 1000
     const cpu = process.cpuUsage(cpuBefore)
     const requests = await engine.metrics.requestTotals()
+    const convergedRss = process.memoryUsage().rss
     console.log(
       `engine-parents (${mode}, ${STRATEGY}, ${WORKERS} workers): ${count} parents created in ${((createdAt - started) / 1000).toFixed(1)} s; ` +
         `converged in ${seconds.toFixed(1)} s; process CPU ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s; ` +
         `peak RSS ${mib(peakRss)} MiB; engine API requests ${requests.total} (${(requests.total / count).toFixed(1)} per parent), ` +
-        `writes ${requests.writes} (${(requests.writes / count).toFixed(1)} per parent)`
+        `writes ${requests.writes} (${(requests.writes / count).toFixed(1)} per parent); ` +
+        `RSS after convergence ${mib(convergedRss)} MiB`
     )
     await engine.stop()
 
@@ -241,6 +247,19 @@ async function specChange(
 const count = Number(process.argv[2] ?? 1000)
 /** The child applier (`--apply-strategy`): dynamic-apply unless told otherwise. */
 const STRATEGY = parseApplyStrategy(process.env['BENCH_APPLY_STRATEGY'])
+/** Largest size run without BENCH_LARGE=1. */
+const LARGEST_DEFAULT_SIZE = 3000
+if (!Number.isInteger(count) || count < 1) throw new Error(`parents must be a positive integer`)
+if (count > LARGEST_DEFAULT_SIZE && process.env['BENCH_LARGE'] !== '1') {
+  throw new Error(
+    `${count} parents is opt-in (it runs for many minutes): set BENCH_LARGE=1, or use make bench-large`
+  )
+}
+console.log(
+  `engine-parents: load average ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')} at start`
+)
 /** Workers per hosted controller (`--workers`; upstream's default is 5). */
 const WORKERS = Number(process.env['BENCH_WORKERS'] ?? 5)
 const which = process.argv[3] ?? 'both'

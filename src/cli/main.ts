@@ -7,22 +7,73 @@ import { realpathSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { Command, CommanderError } from 'commander'
 import { MissingBinariesError } from '../testing/control-plane-binaries.js'
-import { ControlPlaneStartError } from '../testing/control-plane.js'
 import { KubeconfigError } from '../kube/kubeconfig-error.js'
 import { ExecCredentialError } from '../kube/exec-credentials.js'
 import { CliError } from './cli-error.js'
 import { processIo } from './cli-io.js'
 import { packageInfo } from './package-info.js'
 import type { CliIo } from './cli-io.js'
-import { clusterCommand } from './commands/cluster.js'
-import { renderCommand } from './commands/render.js'
-import { runCommand } from './commands/run.js'
-import { completionCommand } from './completion/completion-command.js'
-import { devCommand } from './dev/dev-command.js'
-import { initCommand } from './init/init-command.js'
-import { treeCommand } from './tree/tree-command.js'
-import { typesCommand } from './types/types-command.js'
-import { versionCommand } from './version/version-command.js'
+
+/** What a subcommand's factory may need from `main`. */
+interface CommandScope {
+  readonly io: CliIo
+  readonly setExitCode: (code: number) => void
+  readonly root: () => Command
+}
+
+/**
+ * Every subcommand, in help order, each behind a dynamic import: `metactl run` then loads the
+ * engine only, not the control plane, the scaffolder, YAML output or the type generator, which
+ * would stay in its memory for as long as it runs.
+ */
+const COMMANDS: Readonly<Record<string, () => Promise<(scope: CommandScope) => Command>>> = {
+  run: async () => {
+    const { runCommand } = await import('./commands/run.js')
+    return () => runCommand()
+  },
+  render: async () => {
+    const { renderCommand } = await import('./commands/render.js')
+    return ({ io }) => renderCommand(io)
+  },
+  cluster: async () => {
+    const { clusterCommand } = await import('./commands/cluster.js')
+    return ({ io, setExitCode }) => clusterCommand(io, setExitCode)
+  },
+  init: async () => {
+    const { initCommand } = await import('./init/init-command.js')
+    return ({ io }) => initCommand(io)
+  },
+  dev: async () => {
+    const { devCommand } = await import('./dev/dev-command.js')
+    return ({ io }) => devCommand(io)
+  },
+  tree: async () => {
+    const { treeCommand } = await import('./tree/tree-command.js')
+    return ({ io }) => treeCommand(io)
+  },
+  types: async () => {
+    const { typesCommand } = await import('./types/types-command.js')
+    return ({ io }) => typesCommand(io)
+  },
+  version: async () => {
+    const { versionCommand } = await import('./version/version-command.js')
+    return ({ io }) => versionCommand(io)
+  },
+  completion: async () => {
+    const { completionCommand } = await import('./completion/completion-command.js')
+    return ({ io, root }) => completionCommand(io, root)
+  },
+}
+
+/**
+ * The subcommands to build: only the one argv names, except for help, unknown names and
+ * `completion`, which need the whole tree.
+ */
+function commandsFor(argv: readonly string[]): string[] {
+  const name = argv[2]
+  if (name !== undefined && name !== 'completion' && Object.hasOwn(COMMANDS, name)) return [name]
+  return Object.keys(COMMANDS)
+}
 
 /** The package version, shown by `metactl --version` (read from package.json). */
 export const VERSION: string = packageInfo().version
@@ -43,19 +94,17 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       },
     })
     .showHelpAfterError('(run with --help for usage)')
-  program.addCommand(runCommand())
-  program.addCommand(renderCommand(io))
-  program.addCommand(
-    clusterCommand(io, (code) => {
+  const scope: CommandScope = {
+    io,
+    setExitCode: (code) => {
       exitCode = code
-    })
-  )
-  program.addCommand(initCommand(io))
-  program.addCommand(devCommand(io))
-  program.addCommand(treeCommand(io))
-  program.addCommand(typesCommand(io))
-  program.addCommand(versionCommand(io))
-  program.addCommand(completionCommand(io, () => program))
+    },
+    root: () => program,
+  }
+  for (const name of commandsFor(argv)) {
+    const load = COMMANDS[name]
+    if (load !== undefined) program.addCommand((await load())(scope))
+  }
   try {
     await program.parseAsync([...argv])
     return exitCode
@@ -66,10 +115,11 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       return error.exitCode
     }
     if (
-      error instanceof MissingBinariesError ||
-      error instanceof ControlPlaneStartError ||
-      error instanceof KubeconfigError ||
-      error instanceof ExecCredentialError
+      error instanceof Error &&
+      (error instanceof MissingBinariesError ||
+        error instanceof KubeconfigError ||
+        error instanceof ExecCredentialError ||
+        (await isControlPlaneStartError(error)))
     ) {
       io.err(`metactl: ${error.message}`)
       return 1
@@ -77,6 +127,12 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     io.err(`metactl: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
     return 1
   }
+}
+
+/** Checks without loading the control plane for every command: only failures pay for it. */
+async function isControlPlaneStartError(error: Error): Promise<boolean> {
+  const { ControlPlaneStartError } = await import('../testing/control-plane.js')
+  return error instanceof ControlPlaneStartError
 }
 
 function isEntryPoint(): boolean {

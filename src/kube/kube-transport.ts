@@ -14,7 +14,8 @@
  *
  * @module
  */
-import { Agent, buildConnector, request as undiciRequest } from 'undici'
+import { Agent, buildConnector, request as undiciRequest } from './undici-core.js'
+import type { BuildConnectorOptions } from './undici-core.js'
 import type { Dispatcher } from 'undici'
 import type { ClusterConfig, CredentialSource, RequestCredential } from './cluster-config.js'
 import { apiErrorFromResponse } from './api-error.js'
@@ -144,7 +145,7 @@ export class KubeTransport {
   }
 
   #createAgent(cert: string | undefined, key: string | undefined): Agent {
-    const connect: buildConnector.BuildOptions = {
+    const connect: BuildConnectorOptions = {
       rejectUnauthorized: this.config.insecureSkipTlsVerify !== true,
     }
     if (this.config.caPem !== undefined) connect.ca = this.config.caPem

@@ -2,7 +2,8 @@ import { readFile as readFileFromDisk } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import path from 'node:path'
 
-import { parse } from 'yaml'
+import { createRequire } from 'node:module'
+import type * as Yaml from 'yaml'
 
 import type { AuthConfig, ClusterConfig, ExecConfig } from './cluster-config.js'
 import { KubeconfigError } from './kubeconfig-error.js'
@@ -692,6 +693,18 @@ function normalizeServer(server: string): string | undefined {
     return undefined
   }
   return withScheme.replace(/\/+$/, '')
+}
+
+/** The YAML parser, loaded on the first kubeconfig: an engine running in a Pod never needs it. */
+let yamlParse: ((text: string) => unknown) | undefined
+
+function parse(text: string): unknown {
+  if (yamlParse === undefined) {
+    // A synchronous load keeps parseKubeconfig synchronous; the package ships CommonJS.
+    const yaml = createRequire(import.meta.url)('yaml') as typeof Yaml
+    yamlParse = (input) => yaml.parse(input)
+  }
+  return yamlParse(text)
 }
 
 /** Reads a kubeconfig, or returns undefined when it does not exist. */

@@ -10,8 +10,8 @@
  *
  * @module
  */
-import { Counter, Gauge, Histogram } from 'prom-client'
-import type { Registry } from 'prom-client'
+import { Counter, Gauge, Histogram } from './prom-client-core.js'
+import type { Registry } from './prom-client-core.js'
 import type { Outcome } from './controller-loop.js'
 import type { ControllerLoopObserver } from './controller-loop.js'
 

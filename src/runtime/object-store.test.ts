@@ -116,4 +116,38 @@ describe('ObjectStore', () => {
     store.remove('ns/a')
     assert.deepEqual(store.listByControllerUid('u2'), [])
   })
+
+  it('keeps orphans per namespace and follows an object as it is adopted and released', () => {
+    const store = new ObjectStore()
+    store.upsert(object('a', 'one'))
+    store.upsert(object('b', 'one', [owner('u1', true)]))
+    store.upsert(object('c', 'one', [owner('u2', false)]))
+    store.upsert(object('d', 'two'))
+    store.upsert(object('n', undefined))
+    assert.deepEqual(keys(store.listOrphans('one')), ['one/a', 'one/c'], 'a non-controller owner')
+    assert.deepEqual(keys(store.listOrphans('')), ['n'], 'cluster-scoped orphans')
+    assert.deepEqual(keys(store.listOrphans()), ['n', 'one/a', 'one/c', 'two/d'])
+    store.upsert(object('a', 'one', [owner('u1', true)]))
+    assert.deepEqual(keys(store.listOrphans('one')), ['one/c'], 'adopted')
+    store.upsert(object('b', 'one'))
+    assert.deepEqual(keys(store.listOrphans('one')), ['one/b', 'one/c'], 'released')
+    store.remove('one/b')
+    store.remove('two/d')
+    assert.deepEqual(keys(store.listOrphans('one')), ['one/c'])
+    assert.deepEqual(store.listOrphans('two'), [])
+  })
+
+  it('counts a controller reference without a UID as a controller, not an orphan', () => {
+    const store = new ObjectStore()
+    const ref: OwnerReference = {
+      apiVersion: 'v1',
+      kind: 'X',
+      name: 'x',
+      uid: '',
+      controller: true,
+    }
+    delete (ref as { uid?: string }).uid
+    store.upsert(object('a', 'ns', [ref]))
+    assert.deepEqual(store.listOrphans('ns'), [])
+  })
 })

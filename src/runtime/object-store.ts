@@ -7,7 +7,8 @@ export function controllerUid(object: KubeObject): string | undefined {
 }
 
 /**
- * A read handle on an informer's cache, with indexes by namespace and by controller-owner UID.
+ * A read handle on an informer's cache, with indexes by namespace, by controller-owner UID and of
+ * orphans (objects without a controller reference) per namespace.
  *
  * @remarks
  * **Caveats** Returned objects are the cached ones, not copies: treat them as read-only (clone
@@ -22,6 +23,11 @@ export interface ObjectReader<T extends KubeObject = KubeObject> {
   listByNamespace(namespace: string): T[]
   /** Returns the objects whose controller owner reference has this UID. */
   listByControllerUid(uid: string): T[]
+  /**
+   * Returns the objects without a controller owner reference: those of one namespace (`''`:
+   * the cluster-scoped ones), or of every namespace and the cluster scope when none is given.
+   */
+  listOrphans(namespace?: string): T[]
   /** Number of cached objects. */
   readonly size: number
 }
@@ -52,7 +58,12 @@ interface Entry<T> {
   readonly object: T
   readonly namespace: string | undefined
   readonly controllerUid: string | undefined
+  /** No controller reference at all (one without a UID is still a controller reference). */
+  readonly orphan: boolean
 }
+
+/** The orphan index files cluster-scoped objects under this namespace, which no namespace has. */
+const CLUSTER_SCOPE = ''
 
 /**
  * The cache an informer writes to; keeps its indexes in step with every change.
@@ -65,6 +76,9 @@ export class ObjectStore<T extends KubeObject = KubeObject> implements ObjectRea
   readonly #entries = new Map<string, Entry<T>>()
   readonly #byNamespace = new Map<string, Set<string>>()
   readonly #byControllerUid = new Map<string, Set<string>>()
+  // Orphans are the only adoption candidates besides a parent's own children; keeping them apart
+  // lets a sync skip the namespace's children of other parents, which are most of it at scale.
+  readonly #orphansByNamespace = new Map<string, Set<string>>()
 
   /** Number of cached objects. */
   get size(): number {
@@ -91,6 +105,17 @@ export class ObjectStore<T extends KubeObject = KubeObject> implements ObjectRea
     return this.#lookup(this.#byControllerUid.get(uid))
   }
 
+  /**
+   * Returns the objects without a controller owner reference: those of one namespace (`''`:
+   * the cluster-scoped ones), or of every namespace and the cluster scope when none is given.
+   */
+  listOrphans(namespace?: string): T[] {
+    if (namespace !== undefined) return this.#lookup(this.#orphansByNamespace.get(namespace))
+    const out: T[] = []
+    for (const keys of this.#orphansByNamespace.values()) out.push(...this.#lookup(keys))
+    return out
+  }
+
   #lookup(keys: Set<string> | undefined): T[] {
     const out: T[] = []
     for (const key of keys ?? []) {
@@ -109,10 +134,12 @@ export class ObjectStore<T extends KubeObject = KubeObject> implements ObjectRea
       object,
       namespace: namespaceOf(object),
       controllerUid: controllerUid(object),
+      orphan: object.metadata.ownerReferences?.some((ref) => ref.controller === true) !== true,
     }
     this.#entries.set(key, entry)
     addToIndex(this.#byNamespace, entry.namespace, key)
     addToIndex(this.#byControllerUid, entry.controllerUid, key)
+    if (entry.orphan) addToIndex(this.#orphansByNamespace, entry.namespace ?? CLUSTER_SCOPE, key)
     return old?.object
   }
 
@@ -128,5 +155,7 @@ export class ObjectStore<T extends KubeObject = KubeObject> implements ObjectRea
   #unindex(key: string, entry: Entry<T>): void {
     removeFromIndex(this.#byNamespace, entry.namespace, key)
     removeFromIndex(this.#byControllerUid, entry.controllerUid, key)
+    if (entry.orphan)
+      removeFromIndex(this.#orphansByNamespace, entry.namespace ?? CLUSTER_SCOPE, key)
   }
 }

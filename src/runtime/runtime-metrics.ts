@@ -9,11 +9,12 @@
  *
  * @module
  */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from './prom-client-core.js'
 import type { RequestObserver } from '../kube/kube-transport.js'
 import { HookMetrics } from './hook-metrics.js'
 import type { InformerObserver, InformerRestartReason } from './informer.js'
 import type { WorkQueueMetrics } from './work-queue-metrics.js'
+import type { QueueStallMetrics } from './queue-stall-watch.js'
 
 // client-go's rest_client latency buckets, in seconds.
 const REQUEST_BUCKETS = [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60]
@@ -34,6 +35,8 @@ export class RuntimeMetrics {
   readonly #queueLatency: Histogram<'name'>
   readonly #queueWork: Histogram<'name'>
   readonly #queueRetries: Counter<'name'>
+  readonly #queueOldestWait: Gauge<'name'>
+  readonly #queueStalls: Counter<'name'>
   readonly #relists: Counter<'resource' | 'reason'>
   readonly #watchRestarts: Counter<'resource' | 'reason'>
   readonly #informerErrors: Counter<'resource'>
@@ -109,6 +112,18 @@ export class RuntimeMetrics {
       labelNames: ['name'],
       registers,
     })
+    this.#queueOldestWait = new Gauge({
+      name: 'workqueue_oldest_wait_seconds',
+      help: 'How long in seconds the oldest key of workqueue has waited for a worker, at the last check.',
+      labelNames: ['name'],
+      registers,
+    })
+    this.#queueStalls = new Counter({
+      name: 'workqueue_stalls_total',
+      help: 'Number of times the oldest key of workqueue waited longer than the stall threshold.',
+      labelNames: ['name'],
+      registers,
+    })
     this.#relists = new Counter({
       name: 'informer_relists_total',
       help: 'Number of full lists an informer made, by resource and reason (initial, gone).',
@@ -172,6 +187,19 @@ export class RuntimeMetrics {
       },
       depth: (n) => {
         this.#queueDepth.set(labels, n)
+      },
+    }
+  }
+
+  /** Returns the metrics hooks of the stall watch of the work queue called `name`. */
+  queueStall(name: string): QueueStallMetrics {
+    const labels = { name }
+    return {
+      oldestWait: (waitedMs) => {
+        this.#queueOldestWait.set(labels, waitedMs / 1000)
+      },
+      stalled: () => {
+        this.#queueStalls.inc(labels)
       },
     }
   }

@@ -327,6 +327,18 @@ export class WorkQueue<K extends string = string> {
     return this.#lane(priority).size
   }
 
+  /**
+   * Returns the key that has waited longest for a worker and for how long (ms), or undefined
+   * when none waits. A key added again while a worker holds it counts from that add.
+   */
+  oldestWaiting(): { readonly key: K; readonly waitedMs: number } | undefined {
+    // Pending keys are kept in the order they became pending, so the first one is the oldest.
+    for (const [key, pending] of this.#pending) {
+      return { key, waitedMs: Math.max(0, this.#clock.now() - pending.since) }
+    }
+    return undefined
+  }
+
   /** Returns how many keys workers hold. */
   processingCount(): number {
     return this.#processing.size

@@ -25,20 +25,24 @@ export interface ClaimContext {
   readonly signal?: AbortSignal
 }
 
-/** Lists the candidates of one child rule: owned by the parent, or orphans in its namespace. */
+/**
+ * Lists the candidates of one child rule: owned by the parent, or orphans in its namespace (in
+ * any namespace for a cluster-scoped parent).
+ *
+ * @remarks
+ * Both come from the store's indexes, so the cost follows the parent's own children and the
+ * namespace's orphans, not every object of the type in the namespace (children of other parents
+ * can never be claimed, so they are not visited).
+ */
 export function claimCandidates(store: ObjectReader, parent: KubeObject): KubeObject[] {
   const uid = parent.metadata.uid ?? ''
   const namespace = parent.metadata.namespace
-  const pool =
-    namespace === undefined || namespace === '' ? store.list() : store.listByNamespace(namespace)
+  const scoped = namespace !== undefined && namespace !== ''
+  const orphans = scoped ? store.listOrphans(namespace) : store.listOrphans()
   const seen = new Set<string>()
   const out: KubeObject[] = []
-  for (const object of [
-    ...store.listByControllerUid(uid),
-    ...pool.filter((o) => controllerRefOf(o) === undefined),
-  ]) {
-    if (namespace !== undefined && namespace !== '' && object.metadata.namespace !== namespace)
-      continue
+  for (const object of [...store.listByControllerUid(uid), ...orphans]) {
+    if (scoped && object.metadata.namespace !== namespace) continue
     const id =
       object.metadata.uid ?? `${object.metadata.namespace ?? ''}/${object.metadata.name ?? ''}`
     if (seen.has(id)) continue

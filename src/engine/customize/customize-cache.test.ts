@@ -40,4 +40,25 @@ describe('CustomizeCache', () => {
     assert.equal(cache.size, 1)
     assert.equal(cache.get('new', 1), 'b')
   })
+
+  it('keeps only the newest generation of a parent', () => {
+    const cache = new CustomizeCache<string>()
+    cache.set('u', 1, 'a')
+    cache.set('u', 2, 'b')
+    assert.equal(cache.size, 1)
+    assert.equal(cache.get('u', 1), undefined)
+    assert.equal(cache.get('u', 2), 'b')
+  })
+
+  it('holds at most maxEntries parents, dropping the answer set longest ago', () => {
+    const cache = new CustomizeCache<string>({ maxEntries: 2 })
+    cache.set('a', 1, 'a')
+    cache.set('b', 1, 'b')
+    cache.set('a', 2, 'a2')
+    cache.set('c', 1, 'c')
+    assert.equal(cache.size, 2)
+    assert.equal(cache.get('b', 1), undefined, 'b was set longest ago')
+    assert.equal(cache.get('a', 2), 'a2')
+    assert.equal(cache.get('c', 1), 'c')
+  })
 })

@@ -7,6 +7,10 @@
  * spec change (a new generation) or expiry calls the hook again. Keying by UID rather than name
  * keeps a deleted and recreated parent from inheriting the old answer (upstream #414).
  *
+ * Memory is bounded: a parent keeps only its newest generation's answer (a sync always reads
+ * the parent's current generation, so older answers would never be read again), and the cache
+ * holds at most `maxEntries` parents, dropping the longest-held answer first.
+ *
  * @module
  */
 
@@ -16,25 +20,33 @@ export const CUSTOMIZE_CACHE_TTL_MS: number = 20 * 60 * 1000
 /** Upstream's cleanup period; here expired entries are swept on access at most this often. */
 export const CUSTOMIZE_CACHE_CLEANUP_MS: number = 10 * 60 * 1000
 
+/** Most parents whose answers are held at once (beyond the 10,000-parent scale aimed at). */
+export const CUSTOMIZE_CACHE_MAX_ENTRIES = 50_000
+
 /** Options of {@link CustomizeCache}. */
 export interface CustomizeCacheOptions {
   /** How long an answer is used ({@link CUSTOMIZE_CACHE_TTL_MS}). */
   readonly ttlMs?: number
   /** Shortest time between two sweeps of expired entries ({@link CUSTOMIZE_CACHE_CLEANUP_MS}). */
   readonly cleanupIntervalMs?: number
+  /** Most parents held at once ({@link CUSTOMIZE_CACHE_MAX_ENTRIES}). */
+  readonly maxEntries?: number
   /** Milliseconds; `Date.now` when absent. */
   readonly now?: () => number
 }
 
 interface Entry<T> {
+  readonly generation: number
   readonly value: T
   readonly expiresAt: number
 }
 
 /** Caches one value per (parent UID, generation) for a fixed time from when it was set. */
 export class CustomizeCache<T> {
+  /** By parent UID, in the order the answers were set (oldest first, for eviction). */
   readonly #entries = new Map<string, Entry<T>>()
   readonly #ttlMs: number
+  readonly #maxEntries: number
   readonly #cleanupIntervalMs: number
   readonly #now: () => number
   #lastSweep: number
@@ -43,6 +55,7 @@ export class CustomizeCache<T> {
   constructor(options: CustomizeCacheOptions = {}) {
     this.#ttlMs = options.ttlMs ?? CUSTOMIZE_CACHE_TTL_MS
     this.#cleanupIntervalMs = options.cleanupIntervalMs ?? CUSTOMIZE_CACHE_CLEANUP_MS
+    this.#maxEntries = Math.max(1, options.maxEntries ?? CUSTOMIZE_CACHE_MAX_ENTRIES)
     this.#now = options.now ?? Date.now
     this.#lastSweep = this.#now()
   }
@@ -55,15 +68,22 @@ export class CustomizeCache<T> {
   /** Returns the unexpired value for this parent UID and generation. */
   get(uid: string, generation: number): T | undefined {
     const now = this.#sweep()
-    const entry = this.#entries.get(keyOf(uid, generation))
+    const entry = this.#entries.get(uid)
+    if (entry?.generation !== generation) return undefined
     // Expiry counts from the set, not the last read, as upstream: customize runs again every TTL.
-    return entry !== undefined && entry.expiresAt > now ? entry.value : undefined
+    return entry.expiresAt > now ? entry.value : undefined
   }
 
-  /** Stores a value for this parent UID and generation, replacing any older one. */
+  /** Stores a value for this parent UID and generation, replacing the parent's older one. */
   set(uid: string, generation: number, value: T): void {
     const now = this.#sweep()
-    this.#entries.set(keyOf(uid, generation), { value, expiresAt: now + this.#ttlMs })
+    // Deleting first moves the parent to the end of the eviction order.
+    this.#entries.delete(uid)
+    this.#entries.set(uid, { generation, value, expiresAt: now + this.#ttlMs })
+    for (const oldest of this.#entries.keys()) {
+      if (this.#entries.size <= this.#maxEntries) break
+      this.#entries.delete(oldest)
+    }
   }
 
   /** Drops expired entries when the last sweep is older than the cleanup interval. */
@@ -77,8 +97,4 @@ export class CustomizeCache<T> {
     }
     return now
   }
-}
-
-function keyOf(uid: string, generation: number): string {
-  return `${uid}/${String(generation)}`
 }

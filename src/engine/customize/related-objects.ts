@@ -14,7 +14,7 @@
  *
  * @module
  */
-import { objectKey } from '../../core/object-key.js'
+import { keyOf, objectKey } from '../../core/object-key.js'
 import type { KubeObject } from '../../core/kube-object.js'
 import { compileLabelSelector, isEmptySelector } from '../../core/label-selector.js'
 import type { LabelMatcher } from '../../core/label-selector.js'
@@ -227,6 +227,10 @@ export function selectRelatedObjects(
     candidates = (namespaces?.list() ?? [])
       .filter((ns) => matcher(ns.metadata.labels))
       .flatMap((ns) => store.listByNamespace(ns.metadata.name ?? ''))
+  } else if (selection.namespace !== undefined && selection.names !== undefined) {
+    // Named objects are looked up by key: a few names must not cost a scan of the namespace.
+    const namespace = selection.namespace
+    candidates = [...selection.names].flatMap((name) => store.get(keyOf(namespace, name)) ?? [])
   } else if (selection.namespace !== undefined) {
     candidates = store.listByNamespace(selection.namespace)
   } else {

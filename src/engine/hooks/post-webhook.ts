@@ -1,4 +1,4 @@
-import { request } from 'undici'
+import { request } from '../../kube/undici-core.js'
 import type { Agent } from 'undici'
 import type { HookRequestObserver } from '../../runtime/hook-metrics.js'
 import { RetryAfterError } from '../../runtime/reconcile-errors.js'

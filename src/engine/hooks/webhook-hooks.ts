@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { Agent } from 'undici'
+import { Agent } from '../../kube/undici-core.js'
 import type { CompositeControllerSpec } from '../../api/composite-controller-spec.js'
 import type { ControllerHooks, HookSpec, WebhookSpec } from '../../api/controller-spec-fields.js'
 import type { DecoratorControllerSpec } from '../../api/decorator-controller-spec.js'

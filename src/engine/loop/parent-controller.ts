@@ -18,6 +18,8 @@ import type { Informer, InformerHandlers } from '../../runtime/informer.js'
 import type { ListWatchScope } from '../../runtime/list-watcher.js'
 import type { SharedInformers, InformerLease } from '../../runtime/shared-informers.js'
 import { WorkQueue } from '../../runtime/work-queue.js'
+import { watchQueueStall } from '../../runtime/queue-stall-watch.js'
+import type { QueueStallOptions } from '../../runtime/queue-stall-watch.js'
 import { HookRecovery } from './hook-recovery.js'
 import type { WorkQueueMetrics } from '../../runtime/work-queue-metrics.js'
 
@@ -87,6 +89,8 @@ export interface ParentControllerOptions {
   readonly observer?: ControllerLoopObserver
   /** Workers start once this settles (leader election); caches are kept warm meanwhile. */
   readonly gate?: Promise<void>
+  /** Reports keys that wait too long for a worker; absent: not watched. */
+  readonly stallWatch?: QueueStallOptions
 }
 
 /** Runs one hosted controller: caches, queue, workers, resync. */
@@ -97,6 +101,7 @@ export class ParentController {
   #leases: { parents: InformerLease[]; children: InformerLease[] } | undefined
   #unsubscribe: (() => void)[] = []
   #resyncTimer: NodeJS.Timeout | undefined
+  #stopStallWatch: (() => void) | undefined
   #caches: ControllerCaches = { parents: [], children: [] }
   #kindStarted = false
 
@@ -182,6 +187,8 @@ export class ParentController {
       throw error
     }
     this.#loop.start()
+    if (this.#options.stallWatch !== undefined)
+      this.#stopStallWatch = watchQueueStall(this.#queue, this.#options.stallWatch)
     if (kind.resyncPeriodMs !== undefined) {
       const period = kind.resyncPeriodMs
       this.#resyncTimer = setInterval(() => {
@@ -212,6 +219,8 @@ export class ParentController {
   async stop(): Promise<void> {
     if (this.#resyncTimer !== undefined) clearInterval(this.#resyncTimer)
     this.#resyncTimer = undefined
+    this.#stopStallWatch?.()
+    this.#stopStallWatch = undefined
     for (const unsubscribe of this.#unsubscribe) unsubscribe()
     this.#unsubscribe = []
     await this.#loop.stop()

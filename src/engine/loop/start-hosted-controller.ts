@@ -41,6 +41,10 @@ export async function startHostedController(
     informers: context.informers,
     workers: context.workers,
     ...(context.leading === undefined ? {} : { gate: context.leading }),
+    stallWatch: {
+      log: context.log.child({ controller: name }),
+      ...(context.metrics === undefined ? {} : { metrics: context.metrics.queueStall(kind.name) }),
+    },
     ...(context.metrics === undefined
       ? {}
       : {
