@@ -10,7 +10,9 @@ import { lookup as dnsLookup } from 'node:dns'
 import type { LookupAddress } from 'node:dns'
 import { Socket, isIP } from 'node:net'
 import type { LookupFunction } from 'node:net'
-import { buildConnector } from 'undici'
+import type { buildConnector as BuildConnector } from 'undici'
+// The library file, not undici's index: the index loads fetch, WebSocket and more (memory).
+import { buildConnector } from '../../kube/undici-core.js'
 import type { ConnectPhase } from '../../runtime/hook-metrics.js'
 
 /** Where connections for one `host:port` go instead. */
@@ -28,7 +30,7 @@ export type HookAddressMap = ReadonlyMap<string, HookAddress>
 /** Options of {@link tracedConnector}. */
 export interface TracedConnectorOptions {
   /** TLS settings (CA, client certificate, minimum version) for https hooks. */
-  readonly tls?: buildConnector.BuildOptions
+  readonly tls?: BuildConnector.BuildOptions
   /** Called as each phase of a new connection happens. */
   readonly onPhase?: (phase: ConnectPhase) => void
   readonly addresses?: HookAddressMap
@@ -70,7 +72,7 @@ export function tracedLookup(onPhase: (phase: ConnectPhase) => void): LookupFunc
  * still sends and verifies the URL's host name (SNI and certificate check), so a certificate
  * issued for the in-cluster name works against a local address.
  */
-export function tracedConnector(options: TracedConnectorOptions): buildConnector.connector {
+export function tracedConnector(options: TracedConnectorOptions): BuildConnector.connector {
   const onPhase = options.onPhase
   const connect = buildConnector({
     ...options.tls,
