@@ -8,6 +8,7 @@ import { COMPOSITE_CONTROLLERS } from '../../kube/well-known-resources.js'
 import type { CompositeControllerDefinition } from '../engine-context.js'
 import { webhookCompositeHooks } from '../hooks/webhook-hooks.js'
 import type { MetaKind } from '../meta/meta-controller.js'
+import { webhookOptionsFor } from '../meta/webhook-options.js'
 import { startCompositeController } from './start-composite-controller.js'
 
 /** Serves CompositeController objects: webhook hooks, started by {@link startCompositeController}. */
@@ -20,17 +21,10 @@ export const compositeMetaKind: MetaKind<CompositeControllerDefinition> = {
       name,
       controller: { ...object, status: object['status'] ?? {} },
       spec,
-      hooks: await webhookCompositeHooks(spec, {
-        log: context.log.child({ controller: name }),
-        credentials,
-        controllerName: name,
-        controllerType: 'CompositeController',
-        ...(context.metrics === undefined ? {} : { metrics: context.metrics.hooks }),
-        ...(context.hookResponseLimitBytes === undefined
-          ? {}
-          : { maxResponseBytes: context.hookResponseLimitBytes }),
-        ...(context.hookAddresses === undefined ? {} : { addresses: context.hookAddresses }),
-      }),
+      hooks: await webhookCompositeHooks(
+        spec,
+        webhookOptionsFor(context, name, 'CompositeController', credentials)
+      ),
       finalizerEnabled: spec.hooks.finalize !== undefined,
     }
   },

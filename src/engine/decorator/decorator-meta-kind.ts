@@ -8,6 +8,7 @@ import { DECORATOR_CONTROLLERS } from '../../kube/well-known-resources.js'
 import type { DecoratorControllerDefinition } from '../engine-context.js'
 import { webhookDecoratorHooks } from '../hooks/webhook-hooks.js'
 import type { MetaKind } from '../meta/meta-controller.js'
+import { webhookOptionsFor } from '../meta/webhook-options.js'
 import { startDecoratorController } from './start-decorator-controller.js'
 
 /** Serves DecoratorController objects: webhook hooks, started by {@link startDecoratorController}. */
@@ -20,17 +21,10 @@ export const decoratorMetaKind: MetaKind<DecoratorControllerDefinition> = {
       name,
       controller: { ...object, status: object['status'] ?? {} },
       spec,
-      hooks: await webhookDecoratorHooks(spec, {
-        log: context.log.child({ controller: name }),
-        credentials,
-        controllerName: name,
-        controllerType: 'DecoratorController',
-        ...(context.metrics === undefined ? {} : { metrics: context.metrics.hooks }),
-        ...(context.hookResponseLimitBytes === undefined
-          ? {}
-          : { maxResponseBytes: context.hookResponseLimitBytes }),
-        ...(context.hookAddresses === undefined ? {} : { addresses: context.hookAddresses }),
-      }),
+      hooks: await webhookDecoratorHooks(
+        spec,
+        webhookOptionsFor(context, name, 'DecoratorController', credentials)
+      ),
       finalizerEnabled: spec.hooks.finalize !== undefined,
     }
   },
