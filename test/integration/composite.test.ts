@@ -169,11 +169,14 @@ describe('composite controller (upstream composite/ scenarios)', () => {
 
   it('TestClaimAndOrphanChildren: adopts a matching orphan, then releases it when it stops matching', async () => {
     const ns = await fx.namespace()
-    let returnChild = true
+    // The hook keeps the child only while the engine still presents it as claimed. A switch
+    // flipped by the test before relabelling raced with syncs in between: a sync that saw the
+    // child still claimed but the switch off deleted it instead of releasing it.
     const hook = await fx.hook((body) => {
-      const { parent } = body as SyncRequest
+      const { parent, children } = body as SyncRequest
       const name = parent.metadata.name ?? ''
-      return { children: returnChild ? [childObject(name, { app: name })] : [] }
+      const claimed = children['CompChild.test.metacontroller-ts.dev/v1']?.[name]
+      return { children: claimed === undefined ? [] : [childObject(name, { app: name })] }
     })
     await fx.client.create(childCrd.ref, {
       ...childObject('orphan', { app: 'orphan' }),
@@ -186,7 +189,6 @@ describe('composite controller (upstream composite/ scenarios)', () => {
         (r) => r.uid === parent.metadata.uid && r.controller === true
       )
     )
-    returnChild = false
     await fx.client.patch(
       childCrd.ref,
       'orphan',
