@@ -3,6 +3,7 @@ import { setFlagsFromString } from 'node:v8'
 import { Command, Option } from 'commander'
 import { DEFAULT_SSA_FIELD_MANAGER } from '../../engine/children/child-applier.js'
 import { Engine } from '../../engine/engine.js'
+import { DEFAULT_HOOK_MAX_IN_FLIGHT } from '../../engine/hooks/hook-call-limiter.js'
 import {
   startEngineLeaderElection,
   startRivalDetection,
@@ -151,6 +152,7 @@ async function serve(config: RunConfig, shutdown: Shutdown, log: Logger): Promis
     applyStrategy: config.applyStrategy,
     ssaFieldManager: config.ssaFieldManager,
     hookResponseLimitBytes: config.hookResponseLimitBytes,
+    hookMaxInFlight: config.hookMaxInFlight,
     hookAddresses: config.hookAddresses,
     eventsQps: config.eventsQps,
     eventsBurst: config.eventsBurst,
@@ -277,6 +279,11 @@ export function runCommand(): Command {
         '--hook-response-size-limit <size>',
         'largest hook response body accepted, e.g. 64Mi; a larger one fails the sync'
       ).default('64Mi')
+    )
+    .option(
+      '--hook-max-in-flight <n>',
+      'concurrent hook calls per controller (sync, finalize and customize together); more wait their turn',
+      String(DEFAULT_HOOK_MAX_IN_FLIGHT)
     )
     .option(
       '--hook-address <host:port=address:port>',

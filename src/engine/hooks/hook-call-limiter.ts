@@ -12,6 +12,13 @@
  */
 import type { HookFunction } from '../../api/hook-model.js'
 
+/**
+ * Default of `--hook-max-in-flight`: three times the default 5 workers (each calls one hook at a
+ * time), so that at default settings the cap never holds back a worker and only bounds bursts of
+ * customize calls from events; a hook server sees at most this many requests per controller.
+ */
+export const DEFAULT_HOOK_MAX_IN_FLIGHT = 16
+
 /** The hook kinds a limiter sees, for its observer. */
 export type LimitedHook = 'sync' | 'finalize' | 'customize'
 
