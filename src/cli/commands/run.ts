@@ -182,6 +182,7 @@ async function serve(config: RunConfig, shutdown: Shutdown, log: Logger): Promis
     try {
       await engine.start(shutdown.signal)
       started = true
+      letYoungGenerationGrow()
       log.info('serving controllers', { count: engine.runningControllers().length })
     } catch (error) {
       if (!shutdown.signal.aborted) throw startFailure(error, log)
@@ -210,6 +211,15 @@ async function serve(config: RunConfig, shutdown: Shutdown, log: Logger): Promis
  */
 function keepWasmOnBaselineCompiler(): void {
   setFlagsFromString('--liftoff-only')
+}
+
+/**
+ * Restores V8's default growth of the young generation (factor 2), which `bin/metactl.js` holds
+ * at 1 while `run` loads and starts: measured, 4 MiB less resident memory for an idle engine, and
+ * under load the young generation grows as it always did.
+ */
+function letYoungGenerationGrow(): void {
+  setFlagsFromString('--semi-space-growth-factor=2')
 }
 
 async function run(opts: RunOptions): Promise<void> {
