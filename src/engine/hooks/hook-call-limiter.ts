@@ -11,21 +11,20 @@
  * @module
  */
 import type { HookFunction } from '../../api/hook-model.js'
+import type { HookCallWaitObserver, MeteredHook } from '../../runtime/hook-metrics.js'
 
 /**
- * Default of `--hook-max-in-flight`: three times the default 5 workers (each calls one hook at a
+ * Default of `--hook-max-in-flight`: over three times the default 5 workers (each calls one hook at a
  * time), so that at default settings the cap never holds back a worker and only bounds bursts of
  * customize calls from events; a hook server sees at most this many requests per controller.
  */
 export const DEFAULT_HOOK_MAX_IN_FLIGHT = 16
 
-/** The hook kinds a limiter sees, for its observer. */
-export type LimitedHook = 'sync' | 'finalize' | 'customize'
+/** The hook kinds a limiter sees, for its observer (the metered ones). */
+export type LimitedHook = MeteredHook
 
 /** Receives how many calls wait for a slot, per hook, whenever it changes. */
-export interface HookCallLimiterObserver {
-  onWaiting(hook: LimitedHook, delta: 1 | -1): void
-}
+export type HookCallLimiterObserver = HookCallWaitObserver
 
 interface Waiter {
   readonly grant: () => void
