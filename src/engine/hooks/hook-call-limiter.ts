@@ -14,9 +14,10 @@ import type { HookFunction } from '../../api/hook-model.js'
 import type { HookCallWaitObserver, MeteredHook } from '../../runtime/hook-metrics.js'
 
 /**
- * Default of `--hook-max-in-flight`: over three times the default 5 workers (each calls one hook at a
- * time), so that at default settings the cap never holds back a worker and only bounds bursts of
- * customize calls from events; a hook server sees at most this many requests per controller.
+ * Default of `--hook-max-in-flight`: over three times the default 5 workers (each calls one hook
+ * at a time), so that at default settings the cap never holds back a worker and only bounds
+ * bursts of customize calls from events; a hook server sees at most this many requests per
+ * controller.
  */
 export const DEFAULT_HOOK_MAX_IN_FLIGHT = 16
 
