@@ -42,6 +42,8 @@ export interface EngineContext {
   readonly applier: ChildApplier
   /** Where connections for a hook URL's `host:port` go instead (`--hook-address`). */
   readonly hookAddresses?: HookAddressMap
+  /** Concurrent hook calls per hosted controller (`--hook-max-in-flight`); undefined: no cap. */
+  readonly hookMaxInFlight?: number
 }
 
 /** A CompositeController ready to run: from a cluster object, or defined in TypeScript. */

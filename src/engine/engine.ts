@@ -53,6 +53,8 @@ import type { HostedController } from './loop/start-hosted-controller.js'
 import { MetaController } from './meta/meta-controller.js'
 import type { MetaKind } from './meta/meta-controller.js'
 import type { HookAddressMap } from './hooks/traced-connector.js'
+import { DEFAULT_HOOK_MAX_IN_FLIGHT, limitHooks } from './hooks/hook-call-limiter.js'
+import { hookLimiterFor } from './hooks/webhook-hooks.js'
 
 /** Raised by {@link Engine.start} when the engine cannot start (an unreachable API server). */
 export class EngineStartError extends Error {
@@ -119,6 +121,11 @@ export interface EngineOptions {
    * cluster reach hooks addressed by in-cluster names (development and tests).
    */
   readonly hookAddresses?: HookAddressMap
+  /**
+   * Concurrent hook calls per hosted controller, its sync, finalize and customize hooks together,
+   * webhooks and in-process ones alike ({@link DEFAULT_HOOK_MAX_IN_FLIGHT}); further calls wait.
+   */
+  readonly hookMaxInFlight?: number
   /**
    * Leader election: hosted controllers keep their caches warm but start their workers only once
    * `leading` settles, and every write (events included) is refused while `canWrite()` is false.
@@ -228,6 +235,7 @@ export class Engine {
       targetSelector: target,
       hookResponseLimitBytes: options.hookResponseLimitBytes ?? 64 * 1024 * 1024,
       ...(options.hookAddresses === undefined ? {} : { hookAddresses: options.hookAddresses }),
+      hookMaxInFlight: options.hookMaxInFlight ?? DEFAULT_HOOK_MAX_IN_FLIGHT,
       ...(leadership === undefined ? {} : { leading: leadership.leading }),
       revisionNamespace: options.revisionNamespace ?? DEFAULT_REVISION_NAMESPACE,
       applier:
@@ -376,7 +384,7 @@ export class Engine {
       name: definition.name,
       controller,
       spec,
-      hooks: definition.hooks,
+      hooks: this.#limited(definition.hooks, definition.name, 'CompositeController'),
       finalizerEnabled: definition.hooks.finalize !== undefined,
     })
     this.#inProcess.set(definition.name, hosted)
@@ -403,10 +411,21 @@ export class Engine {
       name: definition.name,
       controller,
       spec,
-      hooks: definition.hooks,
+      hooks: this.#limited(definition.hooks, definition.name, 'DecoratorController'),
       finalizerEnabled: definition.hooks.finalize !== undefined,
     })
     this.#inProcess.set(definition.name, hosted)
+  }
+
+  /** In-process hooks under the same per-controller cap as webhooks (`hookMaxInFlight`). */
+  #limited<Hooks extends CompositeHooks | DecoratorHooks>(
+    hooks: Hooks,
+    name: string,
+    type: 'CompositeController' | 'DecoratorController'
+  ): Hooks {
+    const { hookMaxInFlight, metrics } = this.#context
+    const limiter = hookLimiterFor(hookMaxInFlight, metrics?.hooks, name, type)
+    return limiter === undefined ? hooks : limitHooks(hooks, limiter)
   }
 
   /** Stops an in-process controller of either kind. */

@@ -15,6 +15,7 @@
  * @module
  */
 export { DEFAULT_REVISION_NAMESPACE, Engine } from './engine.js'
+export { DEFAULT_HOOK_MAX_IN_FLIGHT } from './hooks/hook-call-limiter.js'
 export type {
   EngineOptions,
   InProcessCompositeController,

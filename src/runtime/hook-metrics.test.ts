@@ -50,3 +50,26 @@ describe('HookMetrics connect phases', () => {
     assert.doesNotMatch(text, new RegExp(`^${dns}_count\\{[^}]*event="tls`, 'm'))
   })
 })
+
+describe('HookMetrics hook-call limiter', () => {
+  it('counts the calls waiting for a slot per controller and hook, back to zero when they leave', async () => {
+    const registry = new Registry()
+    const observer = new HookMetrics(registry).limiterObserver('cc', 'CompositeController')
+    observer.onWaiting('customize', 1)
+    observer.onWaiting('customize', 1)
+    observer.onWaiting('sync', 1)
+    const series = (hook: string): RegExp =>
+      new RegExp(
+        `^metacontroller_hook_calls_waiting\\{controller_name="cc",controller_type="CompositeController",hook="${hook}"\\} (\\d+)$`,
+        'm'
+      )
+    let text = await registry.metrics()
+    assert.match(text, /^# TYPE metacontroller_hook_calls_waiting gauge$/m)
+    assert.equal(series('customize').exec(text)?.[1], '2')
+    assert.equal(series('sync').exec(text)?.[1], '1')
+    observer.onWaiting('customize', -1)
+    observer.onWaiting('customize', -1)
+    text = await registry.metrics()
+    assert.equal(series('customize').exec(text)?.[1], '0')
+  })
+})

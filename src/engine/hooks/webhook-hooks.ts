@@ -25,6 +25,7 @@ import type { CompositeHooks } from '../composite/composite-kind.js'
 import type { DecoratorHooks } from '../decorator/decorator-kind.js'
 import type { HookMetrics, HookRequestObserver } from '../../runtime/hook-metrics.js'
 import { EtagCache, etagCacheKey } from './etag-cache.js'
+import { HookCallLimiter, limitHooks } from './hook-call-limiter.js'
 import { postWebhook } from './post-webhook.js'
 import { tracedConnector } from './traced-connector.js'
 import type { HookAddressMap } from './traced-connector.js'
@@ -197,6 +198,19 @@ export interface BuildWebhooksOptions {
   readonly maxResponseBytes?: number
   /** Where connections for a hook URL's `host:port` go instead (`--hook-address`). */
   readonly addresses?: HookAddressMap
+  /** Concurrent calls of this controller's hooks, all hooks together (`--hook-max-in-flight`). */
+  readonly maxInFlight?: number
+}
+
+/** A limiter for one controller's hooks, when a cap is set; its waiting calls are metered. */
+export function hookLimiterFor(
+  maxInFlight: number | undefined,
+  metrics: HookMetrics | undefined,
+  controllerName: string,
+  controllerType: string
+): HookCallLimiter | undefined {
+  if (maxInFlight === undefined) return undefined
+  return new HookCallLimiter(maxInFlight, metrics?.limiterObserver(controllerName, controllerType))
 }
 
 async function buildWebhooks<Request, Response>(
@@ -235,12 +249,19 @@ async function buildWebhooks<Request, Response>(
     const sync = await build(hooks.sync, 'sync', (hook) => wire(hook, 'sync'))
     const finalize = await build(hooks.finalize, 'finalize', (hook) => wire(hook, 'finalize'))
     const customize = await build(hooks.customize, 'customize', customizeWire)
-    return {
+    const built = {
       ...(sync === undefined ? {} : { sync }),
       ...(finalize === undefined ? {} : { finalize }),
       ...(customize === undefined ? {} : { customize }),
       close,
     }
+    const limiter = hookLimiterFor(
+      options.maxInFlight,
+      options.metrics,
+      options.controllerName,
+      options.controllerType
+    )
+    return limiter === undefined ? built : limitHooks(built, limiter)
   } catch (error) {
     // A later hook's settings failed: release the agents of the earlier ones.
     await close()

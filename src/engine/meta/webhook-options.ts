@@ -9,7 +9,7 @@ import type { BuildWebhooksOptions } from '../hooks/webhook-hooks.js'
 
 /**
  * The options both controller kinds pass to their webhook builders: one place, so an engine-wide
- * hook setting (metrics, response limit, address overrides) reaches both kinds alike.
+ * hook setting (metrics, response limit, address overrides, the cap on calls in flight) reaches both kinds alike.
  */
 export function webhookOptionsFor(
   context: EngineContext,
@@ -27,5 +27,6 @@ export function webhookOptionsFor(
       ? {}
       : { maxResponseBytes: context.hookResponseLimitBytes }),
     ...(context.hookAddresses === undefined ? {} : { addresses: context.hookAddresses }),
+    ...(context.hookMaxInFlight === undefined ? {} : { maxInFlight: context.hookMaxInFlight }),
   }
 }
