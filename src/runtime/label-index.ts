@@ -61,7 +61,9 @@ export class LabelIndex {
     for (const [objectKey, labels, filed] of objects) {
       const value = labelOf(labels, labelKey)
       if (value === undefined) continue
-      const values = filed ?? []
+      // Sized exactly: a growing array reserves room for 16 more values per object.
+      const values = new Array<string | undefined>(position + 1)
+      filed?.forEach((earlier, at) => (values[at] = earlier))
       values[position] = value
       addKey(byValue, value, objectKey)
       refile(objectKey, values)
@@ -76,7 +78,7 @@ export class LabelIndex {
       const value = labelOf(labels, labelKey)
       const byValue = this.#byValue[position]
       if (value === undefined || byValue === undefined) continue
-      filed ??= []
+      filed ??= new Array<string | undefined>(this.#byValue.length)
       filed[position] = value
       addKey(byValue, value, objectKey)
     }
