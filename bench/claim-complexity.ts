@@ -154,7 +154,11 @@ if (gc !== undefined) {
   const store = new ObjectStore()
   for (let i = 0; i < count; i += 1) {
     // Parsed, as an informer's objects are: no string shared by the source text.
-    store.upsert(configMap(`cm-${i}`, JSON.parse(`{"app":"web","controller-uid":"p${i >> 1}"}`)))
+    const labels = JSON.parse(`{"app":"web","controller-uid":"p${i >> 1}"}`) as Record<
+      string,
+      string
+    >
+    store.upsert(configMap(`cm-${i}`, labels))
   }
   const perObject = (key: string): string => {
     const before = heapAfterGc()
