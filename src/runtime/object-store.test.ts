@@ -271,3 +271,29 @@ describe('ObjectStore.listMatching', () => {
     assert.equal(store.visits - before, 3, 'three lookups found, twelve keys tried')
   })
 })
+
+describe('ObjectStore label keys', () => {
+  it('indexes no further key when an indexed one already narrows the query', () => {
+    const store = mixedStore(1_000)
+    store.listMatching({ labels: [{ key: 'app', values: ['app-1'] }] })
+    assert.equal(store.indexedLabelKeys, 1)
+    // app-1 leaves 200 objects: still many, so tier is indexed too.
+    store.listMatching({
+      labels: [
+        { key: 'app', values: ['app-1'] },
+        { key: 'tier', values: ['web'] },
+      ],
+    })
+    assert.equal(store.indexedLabelKeys, 2)
+    const narrow = mixedStore(1_000)
+    narrow.upsert(labelled('rare', 'a', { app: 'rare' }))
+    narrow.listMatching({ labels: [{ key: 'app', values: ['rare'] }] })
+    narrow.listMatching({
+      labels: [
+        { key: 'app', values: ['rare'] },
+        { key: 'tier', values: ['web'] },
+      ],
+    })
+    assert.equal(narrow.indexedLabelKeys, 1, 'app=rare visits one object: tier is not indexed')
+  })
+})

@@ -207,12 +207,17 @@ export class ObjectStore<T extends KubeObject = KubeObject> implements ObjectRea
     if (query.orphansOnly === true) consider(this.#orphanSource(namespace))
     if (names !== undefined) consider(this.#nameSource(names, namespace))
     const terms = query.labels ?? []
-    if (best.visits >= LABEL_INDEX_MIN_VISITS) {
-      for (const term of terms) this.#indexLabelKey(term.key)
+    const considerIndexed = (): void => {
+      for (const term of terms) {
+        const visits = this.#labels.count(term)
+        if (visits !== undefined) consider({ visits, keys: () => this.#labels.keys(term) })
+      }
     }
-    for (const term of terms) {
-      const visits = this.#labels.count(term)
-      if (visits !== undefined) consider({ visits, keys: () => this.#labels.keys(term) })
+    considerIndexed()
+    // Keys already indexed may do; only a query that would still visit many objects indexes more.
+    if (best.visits >= LABEL_INDEX_MIN_VISITS && terms.some((t) => !this.#labels.has(t.key))) {
+      for (const term of terms) this.#indexLabelKey(term.key)
+      considerIndexed()
     }
     return best
   }
