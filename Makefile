@@ -65,6 +65,7 @@ bench: install controlplane
 	node --import tsx bench/informer-sync.ts 10000
 	node --expose-gc --import tsx bench/informer-memory.ts 5000 raw
 	node --expose-gc --import tsx bench/informer-memory.ts 5000 strip
+	node --expose-gc --import tsx bench/claim-complexity.ts
 	node --import tsx bench/engine-parents.ts 1000 both
 	node --import tsx bench/leader-takeover.ts 10 both
 

@@ -1,6 +1,9 @@
 // Informer memory: heap and RSS growth per 1,000 cached Pods of realistic size.
 //
-//   node --expose-gc --import tsx bench/informer-memory.ts [pods=5000] [raw|strip]
+//   node --expose-gc --import tsx bench/informer-memory.ts [pods=5000] [raw|strip] [index]
+//
+// With `index`, two label keys are then indexed (as a selector's query does, see
+// ObjectStore.listMatching) and the index's own growth is measured the same way.
 import { DynamicClient } from '../src/kube/dynamic-client.js'
 import { KubeTransport } from '../src/kube/kube-transport.js'
 import { Informer, stripManagedFields } from '../src/runtime/informer.js'
@@ -56,6 +59,17 @@ try {
         `(${per1000(after.heapUsed - before.heapUsed)} MiB per 1,000 Pods); ` +
         `RSS +${mib(after.rss - before.rss)} MiB (${per1000(after.rss - before.rss)} MiB per 1,000 Pods)`
     )
+    if (process.argv[4] === 'index') {
+      for (const key of ['app', 'tier']) {
+        informer.store.listMatching({ labels: [{ key, values: ['none'] }] })
+      }
+      const indexed = await settle()
+      console.log(
+        `informer-memory (label index, 2 keys on every Pod): heapUsed ` +
+          `+${mib(indexed.heapUsed - after.heapUsed)} MiB ` +
+          `(${per1000(indexed.heapUsed - after.heapUsed)} MiB per 1,000 Pods)`
+      )
+    }
     // Stopped and dropped before the next run measures its own baseline.
     await informer.stop()
   }

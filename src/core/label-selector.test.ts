@@ -5,6 +5,7 @@ import { LabelSelectorError } from './label-selector-error.js'
 import type { LabelSelector } from './label-selector.js'
 import {
   compileLabelSelector,
+  equalityTerms,
   formatSelector,
   isEmptySelector,
   isLabelSelectorOperator,
@@ -351,5 +352,29 @@ describe('formatSelector', () => {
       formatSelector(parseSelectorString(' g , !f , e in ( y , x ) , c != d , a == b ')),
       'a=b,c notin (d),e in (x,y),!f,g'
     )
+  })
+})
+
+describe('equalityTerms', () => {
+  it('keeps matchLabels entries and In expressions, the requirements an index can answer', () => {
+    const terms = equalityTerms({
+      matchLabels: { app: 'web' },
+      matchExpressions: [
+        { key: 'tier', operator: 'In', values: ['b', 'a', 'b'] },
+        { key: 'env', operator: 'NotIn', values: ['prod'] },
+        { key: 'team', operator: 'Exists' },
+        { key: 'gone', operator: 'DoesNotExist' },
+      ],
+    })
+    assert.deepEqual(terms, [
+      { key: 'app', values: ['web'] },
+      { key: 'tier', values: ['a', 'b'] },
+    ])
+  })
+
+  it('has none for a nil, empty or inequality-only selector', () => {
+    assert.deepEqual(equalityTerms(undefined), [])
+    assert.deepEqual(equalityTerms({}), [])
+    assert.deepEqual(equalityTerms({ matchExpressions: [{ key: 'a', operator: 'Exists' }] }), [])
   })
 })

@@ -103,6 +103,32 @@ export function compileMapSelector(
 }
 
 /**
+ * A requirement an index can answer: the label `key` must have one of `values` (a `matchLabels`
+ * entry, or a `matchExpressions` entry with operator `In`).
+ */
+export interface EqualityTerm {
+  readonly key: string
+  /** Sorted and deduplicated; never empty. */
+  readonly values: readonly string[]
+}
+
+/**
+ * Returns the requirements of a selector that only objects with one of a few values of a key
+ * match, so that a cache indexed by label can find the candidates without a scan.
+ *
+ * @remarks
+ * Every object the selector matches satisfies every term, so intersecting with any term's
+ * objects loses nothing; the full selector still has to be checked on what a term finds. A nil
+ * or empty selector has none. Invalid selectors throw a {@link LabelSelectorError}.
+ */
+export function equalityTerms(selector: LabelSelector | null | undefined): EqualityTerm[] {
+  if (selector === null || selector === undefined) return []
+  return requirementsOf(selector.matchLabels, selector.matchExpressions, LABELS)
+    .filter((requirement) => requirement.operator === 'Equals' || requirement.operator === 'In')
+    .map(({ key, values }) => ({ key, values }))
+}
+
+/**
  * Parses the string syntax of `--target-label-selector` and the API's `labelSelector` query.
  *
  * @remarks

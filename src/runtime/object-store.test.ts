@@ -2,7 +2,7 @@ import { objectKey } from '../core/object-key.js'
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import type { KubeObject, OwnerReference } from '../core/kube-object.js'
-import { ObjectStore, controllerUid } from './object-store.js'
+import { LABEL_INDEX_MIN_VISITS, ObjectStore, controllerUid } from './object-store.js'
 
 function owner(uid: string, controller?: boolean): OwnerReference {
   return {
@@ -149,5 +149,151 @@ describe('ObjectStore', () => {
     delete (ref as { uid?: string }).uid
     store.upsert(object('a', 'ns', [ref]))
     assert.deepEqual(store.listOrphans('ns'), [])
+  })
+})
+
+function labelled(
+  name: string,
+  namespace: string | undefined,
+  labels: Record<string, string>,
+  controller?: string
+): KubeObject {
+  const base = object(
+    name,
+    namespace,
+    controller === undefined ? undefined : [owner(controller, true)]
+  )
+  return { ...base, metadata: { ...base.metadata, labels } }
+}
+
+/** A store of `count` objects over three namespaces and the cluster scope, with varied labels. */
+function mixedStore(count: number): ObjectStore {
+  const store = new ObjectStore()
+  const namespaces = [undefined, 'a', 'b', 'c']
+  for (let i = 0; i < count; i += 1) {
+    store.upsert(
+      labelled(
+        `o-${i % 7}-${i}`,
+        namespaces[i % 4],
+        { app: `app-${i % 5}`, ...(i % 3 === 0 ? { tier: 'web' } : {}) },
+        i % 2 === 0 ? undefined : `owner-${i % 11}`
+      )
+    )
+  }
+  return store
+}
+
+describe('ObjectStore.listMatching', () => {
+  const queries = [
+    {},
+    { namespace: 'a' },
+    { namespace: '' },
+    { orphansOnly: true },
+    { namespace: 'b', orphansOnly: true },
+    { labels: [{ key: 'app', values: ['app-1', 'app-3'] }] },
+    {
+      namespace: 'c',
+      labels: [
+        { key: 'tier', values: ['web'] },
+        { key: 'app', values: ['app-2'] },
+      ],
+    },
+    { orphansOnly: true, labels: [{ key: 'app', values: ['app-4'] }] },
+    { names: new Set(['o-1-1', 'o-3-10', 'o-0-7', 'missing']) },
+    { namespace: 'a', names: new Set(['o-1-1', 'o-3-10']) },
+    { labels: [{ key: 'absent', values: ['x'] }] },
+  ]
+  const brute = (store: ObjectStore, query: (typeof queries)[number]): string[] =>
+    keys(
+      store.list().filter((o) => {
+        const { metadata } = o
+        if ('namespace' in query && (metadata.namespace ?? '') !== query.namespace) return false
+        if ('orphansOnly' in query && controllerUid(o) !== undefined) return false
+        if ('names' in query && !query.names.has(metadata.name ?? '')) return false
+        return ('labels' in query ? query.labels : []).every((term) =>
+          term.values.includes(metadata.labels?.[term.key] ?? '\u0000')
+        )
+      })
+    )
+
+  it('lists exactly the objects meeting every condition, before and after indexing labels', () => {
+    for (const size of [20, 400]) {
+      const store = mixedStore(size)
+      for (const query of queries) {
+        assert.deepEqual(
+          keys(store.listMatching(query)),
+          brute(store, query),
+          JSON.stringify(query)
+        )
+      }
+    }
+  })
+
+  it('indexes a label key only when a query names it and would otherwise visit many objects', () => {
+    const small = mixedStore(LABEL_INDEX_MIN_VISITS - 1)
+    small.listMatching({ labels: [{ key: 'app', values: ['app-1'] }] })
+    assert.equal(small.indexedLabelKeys, 0, 'a scan of a few objects costs no index')
+    const large = mixedStore(1_000)
+    large.listMatching({ namespace: 'a' })
+    assert.equal(large.indexedLabelKeys, 0, 'no query named a label')
+    large.listMatching({ labels: [{ key: 'app', values: ['app-1'] }] })
+    assert.equal(large.indexedLabelKeys, 1)
+    const before = large.visits
+    const found = large.listMatching({ labels: [{ key: 'app', values: ['app-1'] }] })
+    assert.equal(found.length, 200)
+    assert.equal(large.visits - before, 200, 'an indexed key visits only the objects carrying it')
+  })
+
+  it('keeps the label index in step with updates, removals and in-place changes', () => {
+    const store = mixedStore(200)
+    const query = { labels: [{ key: 'tier', values: ['db'] }] }
+    assert.deepEqual(keys(store.listMatching(query)), [])
+    store.upsert(labelled('x', 'a', { tier: 'db' }))
+    store.upsert(labelled('y', undefined, { tier: 'db' }))
+    assert.deepEqual(keys(store.listMatching(query)), ['a/x', 'y'])
+    store.upsert(labelled('x', 'a', { tier: 'web' }))
+    assert.deepEqual(keys(store.listMatching(query)), ['y'])
+    const y = store.get('y')
+    if (y?.metadata.labels !== undefined) y.metadata.labels['tier'] = 'changed-in-place'
+    store.remove('y')
+    assert.deepEqual(keys(store.listMatching(query)), [])
+    assert.deepEqual(
+      keys(store.listMatching({ labels: [{ key: 'tier', values: ['changed-in-place'] }] })),
+      []
+    )
+  })
+
+  it('finds named objects by key in every namespace and the cluster scope', () => {
+    const store = mixedStore(2_000)
+    const before = store.visits
+    const found = store.listMatching({ names: new Set(['o-1-1', 'o-2-2', 'o-0-7']) })
+    assert.deepEqual(keys(found), ['a/o-1-1', 'b/o-2-2', 'c/o-0-7'])
+    assert.equal(store.visits - before, 3, 'three lookups found, twelve keys tried')
+  })
+})
+
+describe('ObjectStore label keys', () => {
+  it('indexes no further key when an indexed one already narrows the query', () => {
+    const store = mixedStore(1_000)
+    store.listMatching({ labels: [{ key: 'app', values: ['app-1'] }] })
+    assert.equal(store.indexedLabelKeys, 1)
+    // app-1 leaves 200 objects: still many, so tier is indexed too.
+    store.listMatching({
+      labels: [
+        { key: 'app', values: ['app-1'] },
+        { key: 'tier', values: ['web'] },
+      ],
+    })
+    assert.equal(store.indexedLabelKeys, 2)
+    const narrow = mixedStore(1_000)
+    narrow.upsert(labelled('rare', 'a', { app: 'rare' }))
+    narrow.listMatching({ labels: [{ key: 'app', values: ['rare'] }] })
+    narrow.listMatching({
+      labels: [
+        { key: 'app', values: ['rare'] },
+        { key: 'tier', values: ['web'] },
+      ],
+    })
+    assert.equal(narrow.indexedLabelKeys, 1, 'app=rare visits one object: tier is not indexed')
   })
 })

@@ -3,10 +3,9 @@ import { describe, it } from 'node:test'
 import type { KubeObject } from '../../core/kube-object.js'
 import { objectKey } from '../../core/object-key.js'
 import { ObjectStore } from '../../runtime/object-store.js'
-import type { ObjectReader } from '../../runtime/object-store.js'
 import { claimCandidates } from './claim-children.js'
 
-function child(name: string, namespace: string, controllerUid?: string): KubeObject {
+function child(name: string, namespace: string, controllerUid?: string, app = 'mine'): KubeObject {
   return {
     apiVersion: 'v1',
     kind: 'ConfigMap',
@@ -14,6 +13,7 @@ function child(name: string, namespace: string, controllerUid?: string): KubeObj
       name,
       namespace,
       uid: `uid-${namespace}-${name}`,
+      labels: { app },
       ...(controllerUid === undefined
         ? {}
         : {
@@ -33,36 +33,20 @@ function parent(uid: string, namespace?: string): KubeObject {
   }
 }
 
-/** Wraps a store and counts every object its reads hand out: what a sync visits. */
-function counting(store: ObjectReader): { reader: ObjectReader; visits: () => number } {
-  let visits = 0
-  const count = <T extends KubeObject[]>(objects: T): T => {
-    visits += objects.length
-    return objects
-  }
-  const reader: ObjectReader = {
-    get: (key) => store.get(key),
-    list: () => count(store.list()),
-    listByNamespace: (namespace) => count(store.listByNamespace(namespace)),
-    listByControllerUid: (uid) => count(store.listByControllerUid(uid)),
-    listOrphans: (namespace) => count(store.listOrphans(namespace)),
-    get size() {
-      return store.size
-    },
-  }
-  return { reader, visits: () => visits }
-}
-
-/** A namespace with one parent's 2 children, 3 orphans, and `others` parents' 2 children each. */
-function namespaceWith(others: number): ObjectStore {
+/**
+ * A namespace with one parent's 2 children, 3 orphans, `others` parents' 2 children each, and
+ * `strays` orphans without the parent's `app` label.
+ */
+function namespaceWith(others: number, strays = 0): ObjectStore {
   const store = new ObjectStore()
   store.upsert(child('mine-1', 'ns', 'p0'))
   store.upsert(child('mine-2', 'ns', 'p0'))
   for (const name of ['orphan-1', 'orphan-2', 'orphan-3']) store.upsert(child(name, 'ns'))
   for (let i = 1; i <= others; i += 1) {
-    store.upsert(child(`other-${i}-a`, 'ns', `p${i}`))
-    store.upsert(child(`other-${i}-b`, 'ns', `p${i}`))
+    store.upsert(child(`other-${i}-a`, 'ns', `p${i}`, 'theirs'))
+    store.upsert(child(`other-${i}-b`, 'ns', `p${i}`, 'theirs'))
   }
+  for (let i = 1; i <= strays; i += 1) store.upsert(child(`stray-${i}`, 'ns', undefined, 'other'))
   store.upsert(child('elsewhere', 'other-ns'))
   store.upsert(child('mine-elsewhere', 'other-ns', 'p0'))
   return store
@@ -91,13 +75,45 @@ describe('claimCandidates', () => {
     // A complexity check, not a timing: the objects a sync touches must not grow with the
     // children of other parents (the O(namespace) scan this replaced was 46 % of busy time).
     const visitsWith = (others: number): number => {
-      const { reader, visits } = counting(namespaceWith(others))
-      claimCandidates(reader, parent('p0', 'ns'))
-      return visits()
+      const store = namespaceWith(others)
+      claimCandidates(store, parent('p0', 'ns'))
+      return store.visits
     }
     const small = visitsWith(50)
     const large = visitsWith(5_000)
     assert.equal(small, 6, 'three own children (one in another namespace) and three orphans')
     assert.equal(large, small)
+  })
+
+  it("leaves out orphans without the selector's equality labels", () => {
+    const store = namespaceWith(5, 3)
+    const keys = claimCandidates(store, parent('p0', 'ns'), [{ key: 'app', values: ['mine'] }])
+    assert.deepEqual(
+      keys.map((o) => objectKey(o)),
+      ['ns/mine-1', 'ns/mine-2', 'ns/orphan-1', 'ns/orphan-2', 'ns/orphan-3']
+    )
+  })
+
+  it('visits as many objects with 100× more orphans the selector cannot match', () => {
+    // Orphans are few at steady state, but a namespace may hold thousands of unrelated objects
+    // nobody controls: the selector's label index keeps them out of every sync but the first.
+    const terms = [{ key: 'app', values: ['mine'] }]
+    const visitsWith = (strays: number): { first: number; next: number } => {
+      const store = namespaceWith(5, strays)
+      claimCandidates(store, parent('p0', 'ns'), terms)
+      const first = store.visits
+      claimCandidates(store, parent('p0', 'ns'), terms)
+      return { first, next: store.visits - first }
+    }
+    const small = visitsWith(100)
+    const large = visitsWith(10_000)
+    assert.equal(
+      small.next,
+      10,
+      'three own children, and the seven objects labelled app=mine in every namespace'
+    )
+    assert.equal(large.next, small.next)
+    // The first query indexed the label key: one pass over the store, once for its lifetime.
+    assert.equal(large.first - large.next, 10_017, 'the whole store: 10,000 strays and 17 others')
   })
 })

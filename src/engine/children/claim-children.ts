@@ -5,6 +5,7 @@
  * @module
  */
 import type { KubeObject } from '../../core/kube-object.js'
+import type { EqualityTerm } from '../../core/label-selector.js'
 import { controllerRefOf, isDeleting } from '../../core/owner-references.js'
 import type { OwnerReference } from '../../core/kube-object.js'
 import { NotFoundError } from '../../kube/api-error.js'
@@ -27,18 +28,28 @@ export interface ClaimContext {
 
 /**
  * Lists the candidates of one child rule: owned by the parent, or orphans in its namespace (in
- * any namespace for a cluster-scoped parent).
+ * any namespace for a cluster-scoped parent) that meet the equality terms of the parent's
+ * selector (`equalityTerms` of it; none keeps every orphan).
  *
  * @remarks
  * Both come from the store's indexes, so the cost follows the parent's own children and the
- * namespace's orphans, not every object of the type in the namespace (children of other parents
- * can never be claimed, so they are not visited).
+ * orphans it could adopt, not every object of the type in the namespace: children of other
+ * parents can never be claimed, and orphans without the selector's labels never adopted, so
+ * neither is visited once the store indexes the terms' label keys.
  */
-export function claimCandidates(store: ObjectReader, parent: KubeObject): KubeObject[] {
+export function claimCandidates(
+  store: ObjectReader,
+  parent: KubeObject,
+  terms: readonly EqualityTerm[] = []
+): KubeObject[] {
   const uid = parent.metadata.uid ?? ''
   const namespace = parent.metadata.namespace
   const scoped = namespace !== undefined && namespace !== ''
-  const orphans = scoped ? store.listOrphans(namespace) : store.listOrphans()
+  const orphans = store.listMatching({
+    ...(scoped ? { namespace } : {}),
+    orphansOnly: true,
+    labels: terms,
+  })
   const seen = new Set<string>()
   const out: KubeObject[] = []
   for (const object of [...store.listByControllerUid(uid), ...orphans]) {

@@ -8,6 +8,7 @@
 import type { KubeObject } from '../../core/kube-object.js'
 import { isDeleting } from '../../core/owner-references.js'
 import { objectKey } from '../../core/object-key.js'
+import { equalityTerms } from '../../core/label-selector.js'
 import type { CompositeControllerSpec } from '../../api/composite-controller-spec.js'
 import type {
   CompositeSyncRequest,
@@ -146,7 +147,7 @@ export async function observeChildren(
         signal,
       },
       child.info.ref,
-      claimCandidates(store, parent)
+      claimCandidates(store, parent, equalityTerms(selector.spec))
     )
     observed.set(
       gvkKey(child.info.apiVersion, child.info.kind),

@@ -61,4 +61,15 @@ describe('CustomizeCache', () => {
     assert.equal(cache.get('a', 2), 'a2')
     assert.equal(cache.get('c', 1), 'c')
   })
+  it('retains only the parents the predicate keeps', () => {
+    const cache = new CustomizeCache<string>()
+    cache.set('a', 1, 'a')
+    cache.set('b', 1, 'b')
+    assert.equal(
+      cache.retain((uid) => uid === 'a'),
+      1
+    )
+    assert.equal(cache.get('a', 1), 'a')
+    assert.equal(cache.get('b', 1), undefined)
+  })
 })

@@ -9,7 +9,8 @@
  *
  * Memory is bounded: a parent keeps only its newest generation's answer (a sync always reads
  * the parent's current generation, so older answers would never be read again), and the cache
- * holds at most `maxEntries` parents, dropping the longest-held answer first.
+ * holds at most `maxEntries` parents, dropping the longest-held answer first. The owner drops
+ * the answers of deleted parents with {@link CustomizeCache.retain}.
  *
  * @module
  */
@@ -84,6 +85,17 @@ export class CustomizeCache<T> {
       if (this.#entries.size <= this.#maxEntries) break
       this.#entries.delete(oldest)
     }
+  }
+
+  /** Drops the answers of the parents `keep` refuses (by UID) and returns how many it dropped. */
+  retain(keep: (uid: string) => boolean): number {
+    let dropped = 0
+    for (const uid of this.#entries.keys()) {
+      if (keep(uid)) continue
+      this.#entries.delete(uid)
+      dropped += 1
+    }
+    return dropped
   }
 
   /** Drops expired entries when the last sweep is older than the cleanup interval. */

@@ -14,6 +14,8 @@ import { silentLogger } from '../../runtime/logger.js'
 import { NotSyncedError } from '../../runtime/reconcile-errors.js'
 import { SharedInformers } from '../../runtime/shared-informers.js'
 import { RelatedObjectsManager } from './related-objects-manager.js'
+import { CUSTOMIZE_CACHE_CLEANUP_MS } from './customize-cache.js'
+import type { CustomizeCacheOptions } from './customize-cache.js'
 import { RelatedRuleError } from './related-objects.js'
 
 function settle(): Promise<void> {
@@ -116,7 +118,10 @@ function parentObject(name: string, generation = 1): KubeObject {
 }
 
 /** A manager over fake collections, a fake discovery and a recording customize hook. */
-function harness(answer: (parent: KubeObject) => RelatedResourceRule[]) {
+function harness(
+  answer: (parent: KubeObject) => RelatedResourceRule[],
+  cache?: CustomizeCacheOptions
+) {
   const collections = new Map<string, FakeCollection>()
   const collection = (resource: string): FakeCollection => {
     let found = collections.get(resource)
@@ -152,6 +157,7 @@ function harness(answer: (parent: KubeObject) => RelatedResourceRule[]) {
       },
     },
     log: silentLogger,
+    ...(cache === undefined ? {} : { cache }),
   })
   const parents: KubeObject[] = []
   const enqueued: string[] = []
@@ -173,6 +179,24 @@ describe('RelatedObjectsManager', () => {
     await h.manager.relatedObjects(parentObject('p', 2), signal)
     assert.equal(h.calls.length, 2)
     assert.equal(h.calls[0]?.controller.metadata.name, 'cc')
+    await h.manager.stop()
+  })
+
+  it("drops deleted parents' answers once per cleanup interval", async () => {
+    let nowMs = 0
+    const h = harness(() => [], { now: () => nowMs })
+    const [a, b] = [parentObject('a'), parentObject('b')]
+    h.parents.push(a, b)
+    await h.manager.relatedObjects(a, signal)
+    await h.manager.relatedObjects(b, signal)
+    h.parents.splice(1, 1)
+    nowMs = CUSTOMIZE_CACHE_CLEANUP_MS - 1
+    await h.manager.relatedObjects(a, signal)
+    assert.equal(h.manager.cachedAnswers, 2, 'not before the interval')
+    nowMs = CUSTOMIZE_CACHE_CLEANUP_MS
+    await h.manager.relatedObjects(a, signal)
+    assert.equal(h.manager.cachedAnswers, 1, "b's answer is gone, a's kept")
+    assert.equal(h.calls.length, 2, "a's answer was not asked for again")
     await h.manager.stop()
   })
 

@@ -11,6 +11,10 @@
  * {@link NotSyncedError} (a quiet rate-limited retry, upstream `ErrRelatedInformerNotSynced`).
  * The informers stay held until {@link RelatedObjectsManager.stop}.
  *
+ * **Memory** Bounded per controller: one customize answer per live parent (the cache's expiry
+ * and size bound, and a prune of deleted parents' answers every cleanup interval), one informer
+ * per related resource the rules name, and the calls in flight.
+ *
  * **Guarantees**
  * - A related object's add, update (new resourceVersion) or delete enqueues every in-scope parent
  *   whose customize rules select the object, old or new version; the object must be of the
@@ -18,6 +22,8 @@
  * - A parent without a cached answer gets its customize hook called from the event, as upstream
  *   (spec §8 item 33); failures there are logged at debug level and skipped.
  * - Concurrent requests for one parent's answer share one hook call.
+ * - A related event walks every in-scope parent's cached answer, as upstream does: O(parents)
+ *   per event, with no hook call for a parent whose answer is cached.
  *
  * **Caveats** Namespace label changes do not wake parents selecting by `namespaceSelector`, as
  * upstream (its namespace informer has no handlers); the next sync of the parent sees them.
@@ -40,7 +46,7 @@ import type { Logger } from '../../runtime/logger.js'
 import { NotSyncedError } from '../../runtime/reconcile-errors.js'
 import type { InformerLease, SharedInformers } from '../../runtime/shared-informers.js'
 import type { HookFunction } from '../../api/hook-model.js'
-import { CustomizeCache } from './customize-cache.js'
+import { CUSTOMIZE_CACHE_CLEANUP_MS, CustomizeCache } from './customize-cache.js'
 import type { CustomizeCacheOptions } from './customize-cache.js'
 import {
   RelatedRuleError,
@@ -117,16 +123,25 @@ export class RelatedObjectsManager {
   #namespaces: InformerLease | undefined
   #parents: RelatedParents | undefined
   #stopped = false
+  readonly #now: () => number
+  #lastPrune: number
 
   /** Creates a manager holding nothing yet; informers are acquired by the first syncs. */
   constructor(options: RelatedObjectsManagerOptions) {
     this.#options = options
     this.#cache = new CustomizeCache(options.cache)
+    this.#now = options.cache?.now ?? Date.now
+    this.#lastPrune = this.#now()
   }
 
   /** Number of related informers held (the Namespace informer not included). */
   get informerCount(): number {
     return this.#informers.size
+  }
+
+  /** Number of customize answers held, expired ones not yet swept included. */
+  get cachedAnswers(): number {
+    return this.#cache.size
   }
 
   /** Gives the parents related events may wake; events before this wake nobody. */
@@ -142,6 +157,7 @@ export class RelatedObjectsManager {
    * @remarks Also throws what the customize hook and discovery throw.
    */
   async relatedObjects(parent: KubeObject, signal: AbortSignal): Promise<ObjectsByType> {
+    this.#pruneDeparted()
     const answer = await this.#answer(parent, signal)
     const selected: SelectedRule[] = []
     const pending: string[] = []
@@ -184,6 +200,21 @@ export class RelatedObjectsManager {
     if (this.#namespaces !== undefined) leases.push(this.#namespaces)
     this.#namespaces = undefined
     await Promise.all(leases.map((lease) => lease.release()))
+  }
+
+  /**
+   * Drops the answers of parents no longer in the parent cache (deleted, or out of scope), at
+   * most once per cleanup interval: without it, churn would hold answers until they expire.
+   */
+  #pruneDeparted(): void {
+    const parents = this.#parents
+    const now = this.#now()
+    const interval = this.#options.cache?.cleanupIntervalMs ?? CUSTOMIZE_CACHE_CLEANUP_MS
+    if (parents === undefined || now - this.#lastPrune < interval) return
+    this.#lastPrune = now
+    const live = new Set<string>()
+    for (const parent of parents.list()) live.add(parent.metadata.uid ?? '')
+    this.#cache.retain((uid) => live.has(uid))
   }
 
   /** Returns the cached answer for the parent's UID and generation, or asks the hook. */

@@ -306,6 +306,65 @@ describe('selectRelatedObjects', () => {
   })
 })
 
+describe('selectRelatedObjects complexity', () => {
+  // Complexity checks, not timings: the objects a sync visits must not grow with the objects of
+  // the namespace its rules cannot select. The store counts what its reads visit.
+  const namespaces = store(
+    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ns', labels: { env: 'prod' } } },
+    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'else' } }
+  )
+  /** Three related secrets, two elsewhere, and `unrelated` others in the same namespace. */
+  const secretsWith = (unrelated: number): ObjectStore => {
+    const result = store(
+      object('db', 'ns', { aaa: 'bbb', role: 'db' }),
+      object('cache', 'ns', { aaa: 'bbb', role: 'cache' }),
+      object('tls', 'ns', { aaa: 'bbb' }),
+      object('db', 'else', { aaa: 'bbb', role: 'db' }),
+      object('tls', 'else')
+    )
+    for (let i = 0; i < unrelated; i += 1) {
+      result.upsert(object(`unrelated-${i}`, 'ns', { aaa: `other-${i % 10}`, role: 'db' }))
+    }
+    return result
+  }
+  const rules: Record<string, RelatedResourceRule> = {
+    'labels in a namespace': rule({ labelSelector: selector, namespace: 'ns' }),
+    'labels everywhere': rule({
+      labelSelector: {
+        matchLabels: { aaa: 'bbb' },
+        matchExpressions: [{ key: 'role', operator: 'Exists' }],
+      },
+    }),
+    'an In expression': rule({
+      labelSelector: { matchExpressions: [{ key: 'aaa', operator: 'In', values: ['bbb', 'x'] }] },
+    }),
+    'names in a namespace': rule({ names: ['db', 'tls'], namespace: 'ns' }),
+    'names everywhere': rule({ names: ['db', 'tls'] }),
+    'a namespace selector and labels': rule({
+      namespaceSelector: { matchLabels: { env: 'prod' } },
+      labelSelector: selector,
+    }),
+  }
+  for (const [name, r] of Object.entries(rules)) {
+    it(`visits as many objects with 100× more unrelated ones in the namespace: ${name}`, () => {
+      const visitsWith = (unrelated: number): { found: number; visits: number } => {
+        const secrets = secretsWith(unrelated)
+        const selection = select(r, { version: 'v2', parentNamespace: 'ns' })
+        // The first sync of a rule may index its label keys: one pass, once per cache.
+        selectRelatedObjects(selection, secrets, namespaces)
+        const before = secrets.visits
+        const found = selectRelatedObjects(selection, secrets, namespaces).length
+        return { found, visits: secrets.visits - before }
+      }
+      const small = visitsWith(100)
+      const large = visitsWith(10_000)
+      assert.ok(small.found > 0)
+      assert.deepEqual(large, small)
+      assert.ok(small.visits <= 5, `visits ${String(small.visits)} of the 5 related secrets`)
+    })
+  }
+})
+
 describe('matchesRelatedSelection', () => {
   const table: { name: string; r: RelatedResourceRule; c: Case; o: KubeObject; want: boolean }[] = [
     {

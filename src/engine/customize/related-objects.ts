@@ -14,13 +14,13 @@
  *
  * @module
  */
-import { keyOf, objectKey } from '../../core/object-key.js'
+import { objectKey } from '../../core/object-key.js'
 import type { KubeObject } from '../../core/kube-object.js'
-import { compileLabelSelector, isEmptySelector } from '../../core/label-selector.js'
-import type { LabelMatcher } from '../../core/label-selector.js'
+import { compileLabelSelector, equalityTerms, isEmptySelector } from '../../core/label-selector.js'
+import type { EqualityTerm, LabelMatcher } from '../../core/label-selector.js'
 import type { HookVersion, ObjectsByType, RelatedResourceRule } from '../../api/hook-model.js'
 import { gvkKey } from '../../api/hook-model.js'
-import type { ObjectReader } from '../../runtime/object-store.js'
+import type { ObjectQuery, ObjectReader } from '../../runtime/object-store.js'
 
 /**
  * How a related rule selects objects (upstream's `relatedObjectsSelectionType`).
@@ -68,6 +68,11 @@ export interface RelatedSelection {
   readonly namespaceMatcher: LabelMatcher | undefined
   /** Matches the labels of the objects to keep. */
   readonly labels: LabelMatcher
+  /**
+   * The `labelSelector`'s equality requirements, which the cache's label index answers: every
+   * object `labels` keeps meets them.
+   */
+  readonly equalities: readonly EqualityTerm[]
   /** The names to keep; undefined keeps every name. */
   readonly names: ReadonlySet<string> | undefined
 }
@@ -149,6 +154,8 @@ export function relatedSelection(
     apiVersion: rule.apiVersion,
     kind: resource.kind,
     labels: compile(rule, 'labelSelector'),
+    // Compiling validated the selector, so listing its requirements cannot throw.
+    equalities: equalityTerms(rule.labelSelector),
     names: (rule.names ?? []).length > 0 ? new Set(rule.names) : undefined,
   }
   const checkV1Namespace = (): void => {
@@ -214,27 +221,30 @@ function keeps(selection: RelatedSelection, object: KubeObject): boolean {
  *
  * @remarks
  * `namespaces` (a Namespace cache) is needed for `NamespaceSelector` only; without it nothing is
- * selected. Objects are the cached ones.
+ * selected. Objects are the cached ones. The cache's indexes (namespace, names by key, the label
+ * selector's equality terms) choose the candidates, so the cost follows what the rule can select,
+ * not every object of the resource; only a selector without equality terms (nil, or only
+ * `NotIn`, `Exists`, `DoesNotExist`) visits a whole namespace, or the whole cache.
  */
 export function selectRelatedObjects(
   selection: RelatedSelection,
   store: ObjectReader,
   namespaces?: ObjectReader
 ): KubeObject[] {
+  const query: ObjectQuery = {
+    labels: selection.equalities,
+    ...(selection.names === undefined ? {} : { names: selection.names }),
+  }
   let candidates: KubeObject[]
   if (selection.namespaceMatcher !== undefined) {
     const matcher = selection.namespaceMatcher
     candidates = (namespaces?.list() ?? [])
       .filter((ns) => matcher(ns.metadata.labels))
-      .flatMap((ns) => store.listByNamespace(ns.metadata.name ?? ''))
-  } else if (selection.namespace !== undefined && selection.names !== undefined) {
-    // Named objects are looked up by key: a few names must not cost a scan of the namespace.
-    const namespace = selection.namespace
-    candidates = [...selection.names].flatMap((name) => store.get(keyOf(namespace, name)) ?? [])
+      .flatMap((ns) => store.listMatching({ ...query, namespace: ns.metadata.name ?? '' }))
   } else if (selection.namespace !== undefined) {
-    candidates = store.listByNamespace(selection.namespace)
+    candidates = store.listMatching({ ...query, namespace: selection.namespace })
   } else {
-    candidates = store.list()
+    candidates = store.listMatching(query)
   }
   return candidates.filter((object) => keeps(selection, object))
 }

@@ -75,9 +75,9 @@ export interface DecoratorPipeline {
  * cluster-scoped target). A decorator never adopts or releases.
  */
 export function observeAttachments(
-  pipeline: DecoratorPipeline,
+  pipeline: Pick<DecoratorPipeline, 'name' | 'attachmentTypes'>,
   target: KubeObject,
-  caches: ControllerCaches
+  caches: { readonly children: readonly Pick<ControllerCaches['children'][number], 'store'>[] }
 ): ObjectsByType {
   const observed = new Map<string, ReadonlyMap<string, KubeObject>>()
   const uid = target.metadata.uid ?? ''
