@@ -211,8 +211,8 @@ function heapGroupRows(
   const active = new Map<string, number>()
   // Depth-first over the dominator tree, counting how many ancestors share each group.
   const stack: [number, boolean][] = [[0, false]]
-  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
-    const [n, leaving] = top
+  for (let entry = stack.pop(); entry !== undefined; entry = stack.pop()) {
+    const [n, leaving] = entry
     const g = group(n)
     if (leaving) {
       active.set(g, (active.get(g) ?? 1) - 1)
