@@ -72,6 +72,29 @@ export function parseRequestCounts(text: string): RequestCounts {
   return { total, writes, byMethod }
 }
 
+/** Sum and count of each histogram (`<name>_sum`, `<name>_count`) of a Prometheus text page. */
+export type HistogramTotals = Map<string, { sum: number; count: number }>
+
+/**
+ * Reads the histograms and counters named in `names`, labels summed except `verb` or `result`
+ * (kept as `name verb`); a counter's value is its `sum` with no count.
+ */
+export function parseHistograms(text: string, names: readonly string[]): HistogramTotals {
+  const out: HistogramTotals = new Map()
+  for (const line of text.split('\n')) {
+    const match = /^([a-z_]+)_(sum|count|total)(\{[^}]*\})? (\S+)$/.exec(line)
+    if (match === null || !names.includes(match[1] ?? '')) continue
+    // Counters (`_total`) count per result; histograms per verb.
+    const verb = /(?:verb|result)="([^"]*)"/.exec(match[3] ?? '')?.[1]
+    const key = verb === undefined ? (match[1] ?? '') : `${match[1] ?? ''} ${verb}`
+    const entry = out.get(key) ?? { sum: 0, count: 0 }
+    if (match[2] === 'sum' || match[2] === 'total') entry.sum += Number(match[4])
+    else entry.count += Number(match[4])
+    out.set(key, entry)
+  }
+  return out
+}
+
 /** Subtracts request counts: what happened between two scrapes. */
 export function requestsSince(after: RequestCounts, before: RequestCounts): RequestCounts {
   const byMethod: Record<string, number> = {}
@@ -195,6 +218,12 @@ export class EngineProcess {
   async requests(): Promise<RequestCounts> {
     const response = await fetch(`http://127.0.0.1:${this.metricsPort}/metrics`)
     return parseRequestCounts(await response.text())
+  }
+
+  /** Scrapes `/metrics` for the histograms named (see {@link parseHistograms}). */
+  async histograms(names: readonly string[]): Promise<HistogramTotals> {
+    const response = await fetch(`http://127.0.0.1:${this.metricsPort}/metrics`)
+    return parseHistograms(await response.text(), names)
   }
 
   /** Sends a signal to this process (by its pid). */

@@ -50,6 +50,7 @@ import {
 } from './bench-parents.js'
 import type { BenchWebhook, HookCounts } from './bench-parents.js'
 import { EngineProcess, ensureFreshBuild, requestsSince } from './engine-process-handle.js'
+import type { HistogramTotals } from './engine-process-handle.js'
 import { measureWriteCeiling } from './write-throughput.js'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
@@ -138,6 +139,27 @@ function printServerLatencies(label: string, after: ServerLatencies, before: Ser
     )
 }
 
+const ENGINE_HISTOGRAMS = [
+  'workqueue_queue_duration_seconds',
+  'workqueue_work_duration_seconds',
+  'controller_runtime_reconcile_time_seconds',
+  'rest_client_request_duration_seconds',
+  'controller_runtime_reconcile',
+  'workqueue_retries',
+]
+
+/** Mean latencies the engine itself measured between two scrapes (queue wait, sync, API calls). */
+async function printEngineLatencies(label: string, engine: EngineProcess, before: HistogramTotals) {
+  const after = await engine.histograms(ENGINE_HISTOGRAMS)
+  console.log(`  engine (${label}), its own histograms, mean per observation:`)
+  for (const [key, { sum, count }] of after) {
+    const prior = before.get(key) ?? { sum: 0, count: 0 }
+    const n = count - prior.count
+    if (n > 0) console.log(`    ${key}: ${n} × ${(((sum - prior.sum) / n) * 1000).toFixed(1)} ms`)
+    else if (count === 0 && sum > prior.sum) console.log(`    ${key}: ${sum - prior.sum}`)
+  }
+}
+
 /** Counts parents synced at their generation and children carrying a parent's data. */
 function convergedCounts(bench: Bench): { synced: number; children: number } {
   const synced = bench.parents.store.list().filter(parentSynced).length
@@ -156,6 +178,7 @@ async function phaseConverge(bench: Bench, engine: EngineProcess, ceilingS: numb
   const requestsBefore = await engine.requests()
   const hookBefore = { ...bench.hook.counts }
   const serverBefore = await readServerLatencies(bench.transport)
+  const engineBefore = await engine.histograms(ENGINE_HISTOGRAMS)
   const started = performance.now()
   await runBounded(COUNT, 16, (i) =>
     bench.client.create(PARENTS, benchParent(`p-${i}`, bench.ns, i))
@@ -186,6 +209,7 @@ async function phaseConverge(bench: Bench, engine: EngineProcess, ceilingS: numb
     'hook 304s (a)': hookSince(bench, hookBefore).notModified,
   })
   printServerLatencies('a', await readServerLatencies(bench.transport), serverBefore)
+  await printEngineLatencies('a', engine, engineBefore)
 }
 
 /** (b) Nothing changes: the engine must write nothing; RSS after convergence. */
@@ -194,6 +218,7 @@ async function phaseSteady(bench: Bench, engine: EngineProcess) {
   const before = await engine.requests()
   const start = engine.sample()
   const hookBefore = { ...bench.hook.counts }
+  const engineBefore = await engine.histograms(ENGINE_HISTOGRAMS)
   await sleep(STEADY_MS)
   const requests = requestsSince(await engine.requests(), before)
   const end = engine.sample()
@@ -211,6 +236,7 @@ async function phaseSteady(bench: Bench, engine: EngineProcess) {
       2
     ),
   })
+  await printEngineLatencies('b', engine, engineBefore)
 }
 
 /** Sends SIGUSR2 and waits until the snapshot file stops growing. */
@@ -259,6 +285,7 @@ async function phaseChurn(bench: Bench, engine: EngineProcess) {
   const start = engine.sample()
   const hookBefore = { ...bench.hook.counts }
   const serverBefore = await readServerLatencies(bench.transport)
+  const engineBefore = await engine.histograms(ENGINE_HISTOGRAMS)
   const sent: Promise<unknown>[] = []
   let updates = 0
   let creates = 0
@@ -299,6 +326,7 @@ async function phaseChurn(bench: Bench, engine: EngineProcess) {
     'RSS after churn MiB': mibNumber(end.rssBytes),
   })
   printServerLatencies('c', await readServerLatencies(bench.transport), serverBefore)
+  await printEngineLatencies('c', engine, engineBefore)
 }
 
 /** Waits until the hook has answered `count` more requests, then until the engine is quiet. */
@@ -347,6 +375,8 @@ async function phaseResync(bench: Bench): Promise<void> {
       'restart peak RSS MiB': mibNumber(sample.peakRssBytes),
       'restart CPU s': seconds(sample.cpuMs),
     })
+    await printEngineLatencies('d, restart', engine, new Map())
+    const engineBefore = await engine.histograms(ENGINE_HISTOGRAMS)
     const flushBefore = { ...bench.hook.counts }
     const flush = await awaitResync(bench, engine, flushBefore)
     const requests = requestsSince(await engine.requests(), afterRestart)
@@ -361,6 +391,7 @@ async function phaseResync(bench: Bench): Promise<void> {
       'flush resync CPU s': seconds(end.cpuMs - sample.cpuMs),
       'RSS after flush resync MiB': mibNumber(end.rssBytes),
     })
+    await printEngineLatencies('d, flush', engine, engineBefore)
   } finally {
     const exit = await engine.stop()
     record(bench, {
