@@ -2,7 +2,8 @@
 // (.heapsnapshot, from `--heapsnapshot-signal`) in plain text, for docs/performance.md:
 //   - CPU: self time (bottom-up) as % of samples, with idle, GC and "(program)" (V8 and native
 //     code outside JS functions) apart; then by area (our engine code, each npm package, Node's
-//     internals, JSON), by file, and the top functions.
+//     internals, WebAssembly), by file, and the top functions. V8 builtins such as JSON.parse get
+//     no frame of their own: their time counts as their caller's self time.
 //   - Heap: the top constructors by self size and by retained size (dominator tree; a group's
 //     retained size counts only instances not held inside another of the same group).
 //
@@ -34,6 +35,8 @@ export function areaOf(frame: CpuNode['callFrame']): string {
     if (/^(JSON\.)?(parse|stringify)$/.test(functionName)) return 'JSON parse/stringify'
     return 'native (V8 builtins, bindings)'
   }
+  // undici parses HTTP with llhttp compiled to WebAssembly.
+  if (url.startsWith('wasm://')) return 'WebAssembly (undici llhttp)'
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)
   if (pkg !== null) return `package ${pkg[1] ?? ''}`
   if (url.startsWith('node:')) return 'node internals'
