@@ -146,6 +146,7 @@ const ENGINE_HISTOGRAMS = [
   'rest_client_request_duration_seconds',
   'controller_runtime_reconcile',
   'workqueue_retries',
+  'metacontroller_sync_request_duration_histogram_seconds',
 ]
 
 /** Mean latencies the engine itself measured between two scrapes (queue wait, sync, API calls). */
