@@ -53,7 +53,10 @@ function rows(map: Map<string, number>, total: number, top: number, busy: number
   return [...map]
     .sort((a, b) => b[1] - a[1])
     .slice(0, top)
-    .map(([key, n]) => `  ${percent(n, total).padStart(7)} ${percent(n, busy).padStart(7)}  ${key}`)
+    .map(([key, n]) => {
+      const ofBusy = key === '(idle)' ? '' : percent(n, busy)
+      return `  ${percent(n, total).padStart(7)} ${ofBusy.padStart(7)}  ${key}`
+    })
 }
 
 /** Prints the bottom-up summary of a .cpuprofile. */
