@@ -11,117 +11,32 @@
 //
 // Sizes above 3,000 (10,000 is the one documented) are opt-in: set BENCH_LARGE=1, so that a typo
 // does not start an hour-long run on a shared machine (`make bench-large`).
-import { createServer } from 'node:http'
 import { loadavg } from 'node:os'
-import type { AddressInfo } from 'node:net'
 import type { KubeObject } from '../src/core/kube-object.js'
 import type { CompositeSyncRequest, CompositeSyncResponse } from '../src/api/hook-model.js'
 import { DynamicClient } from '../src/kube/dynamic-client.js'
-import type { ResourceRef } from '../src/kube/dynamic-client.js'
 import { KubeTransport } from '../src/kube/kube-transport.js'
 import { parseApplyStrategy } from '../src/engine/children/child-applier.js'
 import { Engine } from '../src/engine/engine.js'
 import { startControlPlane } from '../src/testing/index.js'
 import type { ControlPlane } from '../src/testing/index.js'
 import { COMPOSITE_CONTROLLERS } from '../src/kube/well-known-resources.js'
-import { CONFIGMAPS, createNamespace, mib, runBounded } from './bench-cluster.js'
+import { createNamespace, mib, runBounded } from './bench-cluster.js'
+import {
+  benchParent,
+  controllerSpec,
+  desired,
+  PARENT_CRD,
+  PARENTS,
+  parentsConverged as converged,
+  serveWebhook,
+} from './bench-parents.js'
 import { measureWriteCeiling } from './write-throughput.js'
 
-const PARENTS: ResourceRef = {
-  group: 'bench.metacontroller-ts.dev',
-  version: 'v1',
-  resource: 'benchparents',
-  namespaced: true,
-}
 const CCS = COMPOSITE_CONTROLLERS
-const CRD: KubeObject = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'benchparents.bench.metacontroller-ts.dev' },
-  spec: {
-    group: 'bench.metacontroller-ts.dev',
-    scope: 'Namespaced',
-    names: { plural: 'benchparents', singular: 'benchparent', kind: 'BenchParent' },
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        subresources: { status: {} },
-        schema: {
-          openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
-        },
-      },
-    ],
-  },
-}
-
-function desired(parent: KubeObject): { status: Record<string, unknown>; children: KubeObject[] } {
-  const name = parent.metadata.name ?? ''
-  const n = String((parent['spec'] as { n?: number } | undefined)?.n ?? '')
-  return {
-    status: { ready: true },
-    children: ['a', 'b'].map((suffix) => ({
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      metadata: { name: `${name}-${suffix}` },
-      data: { parent: name, part: suffix, n },
-    })),
-  }
-}
 
 const sync = (request: CompositeSyncRequest): Promise<CompositeSyncResponse> =>
   Promise.resolve({ ...desired(request.parent), resyncAfterMs: 0, finalized: false })
-
-const controllerSpec = (hookUrl?: string): Record<string, unknown> => ({
-  generateSelector: true,
-  parentResource: { apiVersion: 'bench.metacontroller-ts.dev/v1', resource: 'benchparents' },
-  childResources: [
-    { apiVersion: 'v1', resource: 'configmaps', updateStrategy: { method: 'InPlace' } },
-  ],
-  hooks: { sync: hookUrl === undefined ? {} : { webhook: { url: hookUrl } } },
-})
-
-async function serveWebhook(): Promise<{ url: string; close(): Promise<void> }> {
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = []
-    req.on('data', (c: Buffer) => chunks.push(c))
-    req.on('end', () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { parent: KubeObject }
-      res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end(JSON.stringify(desired(body.parent)))
-    })
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/sync`,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections()
-        server.close(() => {
-          resolve()
-        })
-      }),
-  }
-}
-
-/** Every parent synced at its generation and every child there, with data `n` as `want` says. */
-async function converged(
-  client: DynamicClient,
-  ns: string,
-  count: number,
-  want: (child: KubeObject) => boolean = () => true
-): Promise<boolean> {
-  const parents = await client.list(PARENTS, { namespace: ns })
-  const done = parents.items.filter((p) => {
-    const status = p['status'] as { observedGeneration?: number; ready?: boolean } | undefined
-    return status?.ready === true && status.observedGeneration === p.metadata.generation
-  }).length
-  if (done < count) return false
-  const children = await client.list(CONFIGMAPS, { namespace: ns, labelSelector: 'controller-uid' })
-  return children.items.filter(want).length >= 2 * count
-}
 
 async function runMode(
   plane: ControlPlane,
@@ -161,14 +76,7 @@ async function runMode(
     const engine = await startEngine()
     const cpuBefore = process.cpuUsage()
     const started = performance.now()
-    await runBounded(count, 16, (i) =>
-      client.create(PARENTS, {
-        apiVersion: 'bench.metacontroller-ts.dev/v1',
-        kind: 'BenchParent',
-        metadata: { name: `p-${i}`, namespace: ns },
-        spec: { n: i },
-      })
-    )
+    await runBounded(count, 16, (i) => client.create(PARENTS, benchParent(`p-${i}`, ns, i)))
     const createdAt = performance.now()
     while (!(await converged(client, ns, count)))
       await new Promise((resolve) => setTimeout(resolve, 250))
@@ -268,7 +176,7 @@ const plane = await startControlPlane({
   // No Pods here: the smaller plane keeps the figures in docs/performance.md comparable.
   nodes: 0,
   crds: [
-    CRD,
+    PARENT_CRD,
     'deploy/crds/compositecontrollers.yaml',
     'deploy/crds/decoratorcontrollers.yaml',
     'deploy/crds/controllerrevisions.yaml',

@@ -238,6 +238,46 @@ describe('ControllerLoop', () => {
     await loop.stop()
   })
 
+  it('aborts a reconcile that outlasts reconcileTimeoutMs with a TimeoutError', async () => {
+    let reason: unknown
+    const queue = new WorkQueue({ name: 'test', clock: new FakeClock() })
+    const loop = new ControllerLoop({
+      queue,
+      reconcileTimeoutMs: 5,
+      reconcile: (_key, { signal }) =>
+        new Promise((_resolve, reject) => {
+          signal.addEventListener('abort', () => {
+            reason = signal.reason
+            reject(new Error('aborted'))
+          })
+        }),
+    })
+    loop.start()
+    queue.add('a')
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    assert.ok(reason instanceof DOMException && reason.name === 'TimeoutError', String(reason))
+    await loop.stop()
+  })
+
+  it('never aborts the signal of a reconcile that has ended, even after its timeout', async () => {
+    let signal: AbortSignal | undefined
+    const queue = new WorkQueue({ name: 'test', clock: new FakeClock() })
+    const loop = new ControllerLoop({
+      queue,
+      reconcileTimeoutMs: 5,
+      reconcile: (_key, context) => {
+        signal = context.signal
+        return Promise.resolve(Action.awaitChange())
+      },
+    })
+    loop.start()
+    queue.add('a')
+    // Past the timeout: a timer still armed after the reconcile would have fired by now.
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    assert.equal(signal?.aborted, false)
+    await loop.stop()
+  })
+
   it('stop() waits for an in-flight reconcile to finish, without aborting it', async () => {
     const gate = new Gate()
     const started = new Gate()

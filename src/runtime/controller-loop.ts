@@ -145,16 +145,45 @@ export class ControllerLoop {
     }
   }
 
+  /**
+   * The signal of one reconcile: aborted by {@link stop} or after `reconcileTimeoutMs`, and let go
+   * of when the reconcile ends. `AbortSignal.timeout` combined with `AbortSignal.any` kept a
+   * timer, a signal and weak references alive for the whole timeout (5 min) after every
+   * reconcile: 25,603 timers and about 16 MiB of heap at 10,000 parents (docs/performance.md).
+   */
+  #reconcileSignal(): { signal: AbortSignal; release: () => void } {
+    const controller = new AbortController()
+    const stop = this.#stop.signal
+    const onStop = (): void => {
+      controller.abort(stop.reason)
+    }
+    if (stop.aborted) onStop()
+    else stop.addEventListener('abort', onStop, { once: true })
+    const timer = setTimeout(() => {
+      controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'))
+    }, this.#options.reconcileTimeoutMs ?? 300_000)
+    // Like AbortSignal.timeout's timer, it must not keep the process alive.
+    timer.unref()
+    return {
+      signal: controller.signal,
+      release: () => {
+        clearTimeout(timer)
+        stop.removeEventListener('abort', onStop)
+      },
+    }
+  }
+
   async #process(key: string): Promise<void> {
     const { queue, reconcile } = this.#options
     const started = Date.now()
-    const timeout = AbortSignal.timeout(this.#options.reconcileTimeoutMs ?? 300_000)
-    const signal = AbortSignal.any([this.#stop.signal, timeout])
+    const { signal, release } = this.#reconcileSignal()
     let settled: { action: Action } | { error: unknown }
     try {
       settled = { action: await reconcile(key, { signal }) }
     } catch (error) {
       settled = { error }
+    } finally {
+      release()
     }
     const outcome = outcomeOf(settled)
     switch (outcome.result) {
