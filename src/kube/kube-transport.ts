@@ -14,6 +14,7 @@
  *
  * @module
  */
+import { timeoutSignal } from '../core/timeout-signal.js'
 import { Agent, buildConnector, request as undiciRequest } from './undici-core.js'
 import type { BuildConnectorOptions } from './undici-core.js'
 import type { Dispatcher } from 'undici'
@@ -225,8 +226,8 @@ export class KubeTransport {
         headers['content-type'] = req.contentType ?? 'application/json'
       }
       const timeoutMs = req.timeoutMs ?? this.#timeoutMs
-      const signals = [req.signal, timeoutMs > 0 ? AbortSignal.timeout(timeoutMs) : undefined]
-      const active = signals.filter((s): s is AbortSignal => s !== undefined)
+      // The deadline covers the body too, so it is let go of only once the body is closed.
+      const deadline = timeoutSignal(timeoutMs, [req.signal])
       let response: Dispatcher.ResponseData
       try {
         response = await undiciRequest(this.#origin + path, {
@@ -234,19 +235,24 @@ export class KubeTransport {
           headers,
           body,
           dispatcher: this.#agentFor(credential),
-          signal: active.length > 0 ? AbortSignal.any(active) : null,
+          signal: deadline.signal,
           // Watches stay open for minutes; their idle detection is the informer's job.
           headersTimeout: timeoutMs > 0 ? timeoutMs : 0,
           bodyTimeout: streaming ? 0 : timeoutMs > 0 ? timeoutMs : 0,
         })
       } catch (error) {
+        deadline.release()
         this.#observe(req.method, req.path, undefined, started, throttledMs)
         throw new Error(`${req.method} ${path}: ${describeNetworkError(error)}`, { cause: error })
       }
       this.#observe(req.method, req.path, response.statusCode, started, throttledMs)
-      if (response.statusCode >= 200 && response.statusCode < 300) return response
+      if (response.statusCode >= 200 && response.statusCode < 300) {
+        response.body.once('close', deadline.release)
+        return response
+      }
 
       const text = await response.body.text().catch(() => '')
+      deadline.release()
       const error = apiErrorFromResponse(
         response.statusCode,
         parseJsonOrText(text),

@@ -15,6 +15,8 @@
  *
  * @module
  */
+import { timeoutSignal } from '../core/timeout-signal.js'
+import type { TimeoutSignal } from '../core/timeout-signal.js'
 import { ConflictError } from '../kube/api-error.js'
 import { NotSyncedError, RetryAfterError, TerminalError } from './reconcile-errors.js'
 import type { WorkQueue } from './work-queue.js'
@@ -147,30 +149,10 @@ export class ControllerLoop {
 
   /**
    * The signal of one reconcile: aborted by {@link stop} or after `reconcileTimeoutMs`, and let go
-   * of when the reconcile ends. `AbortSignal.timeout` combined with `AbortSignal.any` kept a
-   * timer, a signal and weak references alive for the whole timeout (5 min) after every
-   * reconcile: 25,603 timers and about 16 MiB of heap at 10,000 parents (docs/performance.md).
+   * of when the reconcile ends (see {@link timeoutSignal} for why not `AbortSignal.timeout`).
    */
-  #reconcileSignal(): { signal: AbortSignal; release: () => void } {
-    const controller = new AbortController()
-    const stop = this.#stop.signal
-    const onStop = (): void => {
-      controller.abort(stop.reason)
-    }
-    if (stop.aborted) onStop()
-    else stop.addEventListener('abort', onStop, { once: true })
-    const timer = setTimeout(() => {
-      controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'))
-    }, this.#options.reconcileTimeoutMs ?? 300_000)
-    // Like AbortSignal.timeout's timer, it must not keep the process alive.
-    timer.unref()
-    return {
-      signal: controller.signal,
-      release: () => {
-        clearTimeout(timer)
-        stop.removeEventListener('abort', onStop)
-      },
-    }
+  #reconcileSignal(): TimeoutSignal {
+    return timeoutSignal(this.#options.reconcileTimeoutMs ?? 300_000, [this.#stop.signal])
   }
 
   async #process(key: string): Promise<void> {

@@ -3,6 +3,8 @@
 // errors with the server's causes, and 429 Retry-After handling through priority and fairness.
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
+import { createHook } from 'node:async_hooks'
+import { getEventListeners } from 'node:events'
 import { after, before, describe, it } from 'node:test'
 import type { KubeObject } from '../../src/core/kube-object.js'
 import {
@@ -86,6 +88,34 @@ describe('kube client against the API server', () => {
     } finally {
       await transport.close()
     }
+  })
+
+  it("lets go of each request's deadline once its response is read, success or error", async () => {
+    const client = new DynamicClient(new KubeTransport(plane.config))
+    const caller = new AbortController()
+    // Timers created during the requests and not yet cleared or fired.
+    const liveTimers = new Set<number>()
+    const hook = createHook({
+      init: (id, type) => {
+        if (type === 'Timeout') liveTimers.add(id)
+      },
+      destroy: (id) => liveTimers.delete(id),
+    }).enable()
+    try {
+      for (let i = 0; i < 20; i++) {
+        await client.get(NAMESPACES, namespace, { signal: caller.signal })
+        await assert.rejects(
+          client.get(NAMESPACES, `missing-${namespace}`, { signal: caller.signal }),
+          NotFoundError
+        )
+      }
+      await new Promise((resolve) => setImmediate(resolve))
+    } finally {
+      hook.disable()
+    }
+    // 40 requests: a deadline kept per request would leave 40 (undici's own timer wheel is one).
+    assert.ok(liveTimers.size <= 3, `${liveTimers.size} timers outlive their requests`)
+    assert.equal(getEventListeners(caller.signal, 'abort').length, 0)
   })
 
   it('returns objects as the server sent them: string timestamps, no field dropped', async () => {

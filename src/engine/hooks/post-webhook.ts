@@ -1,3 +1,4 @@
+import { timeoutSignal } from '../../core/timeout-signal.js'
 import { request } from '../../kube/undici-core.js'
 import type { Agent } from 'undici'
 import type { HookRequestObserver } from '../../runtime/hook-metrics.js'
@@ -70,9 +71,7 @@ export async function postWebhook(
   options: PostWebhookOptions
 ): Promise<WebhookAnswer> {
   const payload = JSON.stringify(body)
-  const signals = [AbortSignal.timeout(options.timeoutMs), options.signal].filter(
-    (s): s is AbortSignal => s !== undefined
-  )
+  const deadline = timeoutSignal(options.timeoutMs, [options.signal])
   const end = options.observer?.begin()
   const startedMs = performance.now()
   const started = Date.now()
@@ -88,7 +87,7 @@ export async function postWebhook(
         ...(options.ifNoneMatch === undefined ? {} : { 'if-none-match': options.ifNoneMatch }),
       },
       body: payload,
-      signal: AbortSignal.any(signals),
+      signal: deadline.signal,
       ...(options.dispatcher === undefined ? {} : { dispatcher: options.dispatcher }),
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
@@ -99,6 +98,7 @@ export async function postWebhook(
     if (error instanceof HookCallError) throw error
     throw callError(url, error, options, started)
   } finally {
+    deadline.release()
     end?.()
   }
   return answerOf(url, response.statusCode, response.headers, text, options)
