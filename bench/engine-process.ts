@@ -19,7 +19,8 @@
 //
 // BENCH_CPU_PROF passes --cpu-prof to each engine (written when it exits on SIGTERM);
 // BENCH_HEAP_SNAPSHOT takes one heap snapshot after the steady phase (SIGUSR2). Summarise either
-// with bench/profile-summary.ts.
+// with bench/profile-summary.ts. BENCH_ENGINE_NODE_ARGS adds node flags to each engine (space
+// separated, e.g. `--max-semi-space-size=1`), to measure V8 settings an operator might set.
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
@@ -121,12 +122,13 @@ function hookSince(bench: Bench, before: HookCounts): HookCounts {
 
 function engineOptions(bench: Bench, label: string, args: string[], nodeArgs: string[] = []) {
   const profile = CPU_PROF === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`]
+  const extra = (process.env['BENCH_ENGINE_NODE_ARGS'] ?? '').split(' ').filter((a) => a !== '')
   return {
     root: ROOT,
     kubeconfig: bench.plane.kubeconfigPath,
     logFile: join(bench.dir, `${label}.log`),
     args: [`--workers=${WORKERS}`, ...args],
-    nodeArgs: [...profile, ...nodeArgs],
+    nodeArgs: [...profile, ...extra, ...nodeArgs],
   }
 }
 
