@@ -3,7 +3,6 @@
 // errors with the server's causes, and 429 Retry-After handling through priority and fairness.
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
-import { createHook } from 'node:async_hooks'
 import { getEventListeners } from 'node:events'
 import { after, before, describe, it } from 'node:test'
 import type { KubeObject } from '../../src/core/kube-object.js'
@@ -25,6 +24,7 @@ import {
   waitFor,
 } from '../../src/testing/index.js'
 import type { ControlPlane } from '../../src/testing/index.js'
+import { timersLeftBy } from '../support/live-timers.js'
 import { CONFIGMAPS, NAMESPACES } from '../../src/kube/well-known-resources.js'
 
 const WIDGETS: ResourceRef = {
@@ -93,15 +93,7 @@ describe('kube client against the API server', () => {
   it("lets go of each request's deadline once its response is read, success or error", async () => {
     const client = new DynamicClient(new KubeTransport(plane.config))
     const caller = new AbortController()
-    // Timers created during the requests and not yet cleared or fired.
-    const liveTimers = new Set<number>()
-    const hook = createHook({
-      init: (id, type) => {
-        if (type === 'Timeout') liveTimers.add(id)
-      },
-      destroy: (id) => liveTimers.delete(id),
-    }).enable()
-    try {
+    const left = await timersLeftBy(async () => {
       for (let i = 0; i < 20; i++) {
         await client.get(NAMESPACES, namespace, { signal: caller.signal })
         await assert.rejects(
@@ -109,12 +101,9 @@ describe('kube client against the API server', () => {
           NotFoundError
         )
       }
-      await new Promise((resolve) => setImmediate(resolve))
-    } finally {
-      hook.disable()
-    }
+    })
     // 40 requests: a deadline kept per request would leave 40 (undici's own timer wheel is one).
-    assert.ok(liveTimers.size <= 3, `${liveTimers.size} timers outlive their requests`)
+    assert.ok(left <= 3, `${left} timers outlive their requests`)
     assert.equal(getEventListeners(caller.signal, 'abort').length, 0)
   })
 

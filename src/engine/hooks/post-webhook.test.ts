@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
-import { createHook } from 'node:async_hooks'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { describe, it } from 'node:test'
 import { Agent } from '../../kube/undici-core.js'
+import { timersLeftBy } from '../../../test/support/live-timers.js'
 import { parseHookRetryAfterMs, postWebhook } from './post-webhook.js'
 
 /** A fixed "now": Tue, 14 Nov 2023 22:13:20 GMT. */
@@ -75,26 +75,19 @@ describe('postWebhook', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/sync`
     const dispatcher = new Agent()
-    // Timers created during the calls and not yet cleared or fired.
-    const liveTimers = new Set<number>()
-    const hook = createHook({
-      init: (id, type) => {
-        if (type === 'Timeout') liveTimers.add(id)
-      },
-      destroy: (id) => liveTimers.delete(id),
-    }).enable()
+    let left: number
     try {
-      for (let i = 0; i < 20; i++) {
-        const answer = await postWebhook(url, { i }, { timeoutMs: 60_000, dispatcher })
-        assert.equal(answer.body, '{"children":[]}')
-      }
-      await new Promise((resolve) => setImmediate(resolve))
+      left = await timersLeftBy(async () => {
+        for (let i = 0; i < 20; i++) {
+          const answer = await postWebhook(url, { i }, { timeoutMs: 60_000, dispatcher })
+          assert.equal(answer.body, '{"children":[]}')
+        }
+      })
     } finally {
-      hook.disable()
       await dispatcher.close()
       server.close()
     }
     // A deadline kept per call would leave 20 (undici's and the server's own timers are about 6).
-    assert.ok(liveTimers.size <= 10, `${liveTimers.size} timers outlive their calls`)
+    assert.ok(left <= 10, `${left} timers outlive their calls`)
   })
 })
