@@ -6,6 +6,8 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { KubeObject } from '../src/core/kube-object.js'
 import type { DynamicClient, ResourceRef } from '../src/kube/dynamic-client.js'
+import { startControlPlane } from '../src/testing/index.js'
+import type { ControlPlane } from '../src/testing/index.js'
 import { CONFIGMAPS } from './bench-cluster.js'
 
 /** The benchmark's parent resource. */
@@ -157,4 +159,22 @@ export async function parentsConverged(
   if (parents.items.filter(parentSynced).length < count) return false
   const children = await client.list(CONFIGMAPS, { namespace: ns, labelSelector: 'controller-uid' })
   return children.items.filter(want).length >= 2 * count
+}
+
+/**
+ * Starts the engine benchmarks' control plane (or connects to the existing one with
+ * `METACTL_USE_EXISTING_CLUSTER=1`): no nodes, the BenchParent CRD and the Metacontroller CRDs.
+ */
+export function startBenchPlane(): Promise<ControlPlane> {
+  return startControlPlane({
+    useExistingCluster: process.env['METACTL_USE_EXISTING_CLUSTER'] === '1',
+    // No Pods here: the smaller plane keeps the figures in docs/performance.md comparable.
+    nodes: 0,
+    crds: [
+      PARENT_CRD,
+      'deploy/crds/compositecontrollers.yaml',
+      'deploy/crds/decoratorcontrollers.yaml',
+      'deploy/crds/controllerrevisions.yaml',
+    ],
+  })
 }

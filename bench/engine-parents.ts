@@ -18,7 +18,6 @@ import { DynamicClient } from '../src/kube/dynamic-client.js'
 import { KubeTransport } from '../src/kube/kube-transport.js'
 import { parseApplyStrategy } from '../src/engine/children/child-applier.js'
 import { Engine } from '../src/engine/engine.js'
-import { startControlPlane } from '../src/testing/index.js'
 import type { ControlPlane } from '../src/testing/index.js'
 import { COMPOSITE_CONTROLLERS } from '../src/kube/well-known-resources.js'
 import { createNamespace, mib, runBounded } from './bench-cluster.js'
@@ -26,7 +25,7 @@ import {
   benchParent,
   controllerSpec,
   desired,
-  PARENT_CRD,
+  startBenchPlane,
   PARENTS,
   parentsConverged as converged,
   serveWebhook,
@@ -171,17 +170,7 @@ console.log(
 /** Workers per hosted controller (`--workers`; upstream's default is 5). */
 const WORKERS = Number(process.env['BENCH_WORKERS'] ?? 5)
 const which = process.argv[3] ?? 'both'
-const plane = await startControlPlane({
-  useExistingCluster: process.env['METACTL_USE_EXISTING_CLUSTER'] === '1',
-  // No Pods here: the smaller plane keeps the figures in docs/performance.md comparable.
-  nodes: 0,
-  crds: [
-    PARENT_CRD,
-    'deploy/crds/compositecontrollers.yaml',
-    'deploy/crds/decoratorcontrollers.yaml',
-    'deploy/crds/controllerrevisions.yaml',
-  ],
-})
+const plane = await startBenchPlane()
 try {
   // The engine writes about 3 objects per parent (2 children, 1 status): the same count of raw writes.
   const ceiling = await measureWriteCeiling(plane, count * 3, 16)

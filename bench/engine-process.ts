@@ -31,7 +31,6 @@ import { KubeTransport } from '../src/kube/kube-transport.js'
 import { COMPOSITE_CONTROLLERS, NAMESPACES } from '../src/kube/well-known-resources.js'
 import { Informer, stripManagedFields } from '../src/runtime/informer.js'
 import { dynamicListWatcher } from '../src/runtime/list-watcher.js'
-import { startControlPlane } from '../src/testing/index.js'
 import type { ControlPlane } from '../src/testing/index.js'
 import { CONFIGMAPS, createNamespace, mib, runBounded } from './bench-cluster.js'
 import {
@@ -44,7 +43,7 @@ import type { ServerLatencies } from './bench-observers.js'
 import {
   benchParent,
   controllerSpec,
-  PARENT_CRD,
+  startBenchPlane,
   PARENTS,
   parentSynced,
   serveWebhook,
@@ -521,17 +520,7 @@ console.log(
 )
 console.log(`engine-process: ${ensureFreshBuild(ROOT)}`)
 const workDir = mkdtempSync(join(tmpdir(), 'bench-engine-process-'))
-const plane = await startControlPlane({
-  useExistingCluster: process.env['METACTL_USE_EXISTING_CLUSTER'] === '1',
-  // No Pods here: the smaller plane keeps the figures in docs/performance.md comparable.
-  nodes: 0,
-  crds: [
-    PARENT_CRD,
-    'deploy/crds/compositecontrollers.yaml',
-    'deploy/crds/decoratorcontrollers.yaml',
-    'deploy/crds/controllerrevisions.yaml',
-  ],
-})
+const plane = await startBenchPlane()
 try {
   const figures = await run(plane, workDir)
   console.log('\nengine-process summary')
