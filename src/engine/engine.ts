@@ -56,6 +56,7 @@ import type { MetaKind } from './meta/meta-controller.js'
 import type { HookAddressMap } from './hooks/traced-connector.js'
 import { DEFAULT_HOOK_MAX_IN_FLIGHT, limitHooks } from './hooks/hook-call-limiter.js'
 import { hookLimiterFor } from './hooks/webhook-hooks.js'
+import { hookMetricsFor } from './metrics/hook-metrics.js'
 
 /** Raised by {@link Engine.start} when the engine cannot start (an unreachable API server). */
 export class EngineStartError extends Error {
@@ -193,6 +194,8 @@ export class Engine {
     this.#options = options
     const strategy = parseApplyStrategy(options.applyStrategy)
     this.metrics = options.metrics ?? new RuntimeMetrics()
+    // Upstream's hook and reconcile series are on /metrics from the start, as before any hook call.
+    hookMetricsFor(this.metrics.registry)
     const leadership = options.leadership
     // Budgets as client-go's: the dynamic client, the discovery client and the event
     // broadcaster's client each have a token bucket of their own at the configured rate, so
@@ -445,7 +448,12 @@ export class Engine {
     type: 'CompositeController' | 'DecoratorController'
   ): Hooks {
     const { hookMaxInFlight, metrics } = this.#context
-    const limiter = hookLimiterFor(hookMaxInFlight, metrics?.hooks, name, type)
+    const limiter = hookLimiterFor(
+      hookMaxInFlight,
+      metrics && hookMetricsFor(metrics.registry),
+      name,
+      type
+    )
     return limiter === undefined ? hooks : limitHooks(hooks, limiter)
   }
 
