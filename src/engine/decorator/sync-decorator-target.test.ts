@@ -54,12 +54,13 @@ function namespaceWith(unrelated: number): ObjectStore {
 }
 
 describe('observeAttachments', () => {
-  const pipeline = { name: 'deco', attachmentTypes: [TYPE] }
-
   it("lists the target's attachments of this decorator only", () => {
-    const observed = observeAttachments(pipeline, target('t0'), {
-      children: [{ store: namespaceWith(10) }],
-    })
+    const observed = observeAttachments(
+      'deco',
+      [TYPE],
+      target('t0'),
+      new Map([[TYPE, namespaceWith(10)]])
+    )
     assert.deepEqual([...(observed.get(TYPE)?.keys() ?? [])], ['ns/mine-1', 'ns/mine-2'])
   })
 
@@ -67,7 +68,7 @@ describe('observeAttachments', () => {
     // A complexity check, not a timing: the attachments come from the controller-UID index.
     const visitsWith = (unrelated: number): number => {
       const store = namespaceWith(unrelated)
-      observeAttachments(pipeline, target('t0'), { children: [{ store }] })
+      observeAttachments('deco', [TYPE], target('t0'), new Map([[TYPE, store]]))
       return store.visits
     }
     const small = visitsWith(100)
