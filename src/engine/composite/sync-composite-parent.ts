@@ -26,6 +26,8 @@ import type { ObjectReader } from '../../runtime/object-store.js'
 import { NotSyncedError, TerminalError } from '../../runtime/reconcile-errors.js'
 import { claimCandidates, claimChildren } from '../children/claim-children.js'
 import type { ChildApplier } from '../children/child-applier.js'
+import { upToDateTest } from '../children/child-applier.js'
+import { dynamicApplier } from '../children/dynamic-applier.js'
 import { manageChildren } from '../children/manage-children.js'
 import type { ChildType } from '../children/plan-children.js'
 import type { RelatedObjectsManager } from '../customize/related-objects-manager.js'
@@ -279,6 +281,7 @@ async function askComposite(
       matchesSelector: observed.selector.matches,
       childRules: compositeSyncRules(controller.children, observed.selector),
       rolloutRules: rolloutRules(controller.children),
+      isUpToDate: upToDateTest(writes.applier ?? dynamicApplier),
       signal,
     },
     parent,

@@ -266,6 +266,14 @@ export class MetaController<Definition> {
       'CreateError',
       `Cannot create new controller: ${message}`
     )
+    if (unknown) {
+      // Not a fault: a CRD being installed, or deleted and re-created (a restart can race it).
+      this.#context.log.info('controller waits for discovery to serve its resources', {
+        controller: name,
+        reason: message,
+      })
+      return
+    }
     this.#context.log.error('cannot create controller', { controller: name, error })
   }
 
