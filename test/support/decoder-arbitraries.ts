@@ -278,25 +278,37 @@ export const annotationSelector: fc.Arbitrary<JsonMap> = fc.record(
   { requiredKeys: [] }
 ) as fc.Arbitrary<JsonMap>
 
-/** Valid selector text for `parseSelectorString`, in the forms `labels.Parse` takes. */
-export const selectorText: fc.Arbitrary<string> = fc
-  .array(
-    fc.oneof(
-      fc.tuple(labelKey, fc.constantFrom('=', '==', '!='), labelValue).map((p) => p.join('')),
-      fc
-        .tuple(
-          labelKey,
-          fc.constantFrom(' in ', ' notin '),
-          // `in ()` does not parse (here nor in labels.Parse): one empty value is written `(,)`.
-          fc.array(labelValue, { minLength: 1 }).filter((vs) => vs.join(',') !== '')
-        )
-        .map(([k, op, vs]) => `${k}${op}(${vs.join(',')})`),
-      labelKey,
-      labelKey.map((k) => `!${k}`)
-    ),
-    { maxLength: 4 }
-  )
-  .map((parts) => parts.join(','))
+/**
+ * Valid selector text over the given keys and values, in the forms `labels.Parse` takes, with
+ * the spacing a user may write.
+ */
+export function selectorTextOver(
+  key: fc.Arbitrary<string> = poolKey,
+  value: fc.Arbitrary<string> = poolValue
+): fc.Arbitrary<string> {
+  const space = fc.constantFrom('', ' ')
+  return fc
+    .array(
+      fc.oneof(
+        fc.tuple(key, space, fc.constantFrom('=', '==', '!='), space, value).map((p) => p.join('')),
+        fc
+          .tuple(
+            key,
+            fc.constantFrom(' in ', ' notin ', ' in', ' notin'),
+            // `in ()` does not parse (here nor in labels.Parse): one empty value is `(,)`.
+            fc.array(value, { minLength: 1, maxLength: 3 }).filter((vs) => vs.join(',') !== '')
+          )
+          .map(([k, op, vs]) => `${k}${op}(${vs.join(',')})`),
+        key,
+        key.map((k) => `!${k}`)
+      ),
+      { maxLength: 4 }
+    )
+    .map((parts) => parts.join(','))
+}
+
+/** Valid selector text over any valid keys and values. */
+export const selectorText: fc.Arbitrary<string> = selectorTextOver(labelKey, labelValue)
 
 // Hook responses ---------------------------------------------------------------------------
 
