@@ -65,6 +65,8 @@ async function run(split: boolean): Promise<void> {
     },
   })
   const shared = tokenBucketLimiter(RATE)
+  // Parents are named alike in both runs: only this run's hook answers count.
+  answeredAt.clear()
   const ns = await createNamespace(plane.client, `bench-budget-${Date.now().toString(36)}`)
   const engine = new Engine(plane.config, {
     clientRateLimit: RATE,
@@ -105,7 +107,7 @@ async function run(split: boolean): Promise<void> {
     const writes = takes.filter((t) => t.budget === 'objects' && t.atMs >= answered)
     firstWrite.push((writes[0]?.atMs ?? NaN) - answered)
     lastWrite.push((writes.at(-1)?.atMs ?? NaN) - answered)
-    waited.push(writes.reduce((sum, t) => sum + t.waitedMs, 0))
+    waited.push(Math.round(writes.reduce((sum, t) => sum + t.waitedMs, 0)))
     // One parent at a time, as a person editing parents would: the budget refills in between.
     await new Promise((resolve) => setTimeout(resolve, 1000))
   }
