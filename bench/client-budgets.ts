@@ -65,8 +65,6 @@ async function run(split: boolean): Promise<void> {
     },
   })
   const shared = tokenBucketLimiter(RATE)
-  // Parents are named alike in both runs: only this run's hook answers count.
-  answeredAt.clear()
   const ns = await createNamespace(plane.client, `bench-budget-${Date.now().toString(36)}`)
   const engine = new Engine(plane.config, {
     clientRateLimit: RATE,
@@ -93,7 +91,8 @@ async function run(split: boolean): Promise<void> {
   const lastWrite: number[] = []
   const waited: number[] = []
   for (let i = 0; i < parents; i++) {
-    const name = `p${String(i)}`
+    // The second engine also serves the first run's controller: names keep the runs apart.
+    const name = `${split ? 'split' : 'shared'}-${String(i)}`
     const from = Date.now()
     await plane.client.create(world.parentCrd.ref, world.parentObject(name, ns))
     await waitFor(
