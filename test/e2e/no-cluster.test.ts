@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { findFreePort } from 'metacontroller-ts/testing'
 import { metactl } from '../support/run-metactl.js'
@@ -81,6 +81,22 @@ describe('metactl without a cluster', { timeout: 120_000 }, () => {
     assertOneLine(
       await metactl(['dev', '--dir', project, '--kubeconfig', kubeconfig]),
       unreachable()
+    )
+  })
+
+  it('dev, with no local cluster and no binaries, names the command that installs them', async () => {
+    assertOneLine(
+      await metactl(['dev', '--dir', project], { env: freshEnv }),
+      /metactl cluster install/
+    )
+  })
+
+  it('cluster install, without Go, says Go is needed or another cluster', async () => {
+    assertOneLine(
+      await metactl(['cluster', 'install'], {
+        env: { ...freshEnv, PATH: dirname(process.execPath) },
+      }),
+      /needs Go >= 1\.26 \(no `go` on PATH\): install Go and run it again, or use a running cluster with --kubeconfig\/--context/
     )
   })
 
