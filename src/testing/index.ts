@@ -24,6 +24,8 @@ export {
   defaultBinaryDir,
   defaultKwokPath,
   MissingBinariesError,
+  missingBinaries,
+  INSTALL_COMMAND,
   KUBERNETES_VERSION,
   ETCD_VERSION,
 } from './control-plane-binaries.js'
@@ -33,4 +35,6 @@ export type { CrdSource } from './install-crds.js'
 export { metacontrollerCrdFiles } from './metacontroller-crds.js'
 export { waitFor, WaitTimeoutError } from './wait-for.js'
 export type { WaitForOptions } from './wait-for.js'
+export { lastSyncError, waitForParent } from './wait-for-parent.js'
+export type { ParentRef } from './wait-for-parent.js'
 export { findFreePort } from './free-port.js'

@@ -134,7 +134,7 @@ import {
   MissingBinariesError,
   readManifestFile,
   startControlPlane,
-  waitFor,
+  waitForParent,
 } from 'metacontroller-ts/testing'
 import type { ControlPlane } from 'metacontroller-ts/testing'
 import { sync } from '../src/hook.js'
@@ -189,11 +189,11 @@ describe('${n.name} on a local control plane', () => {
       spec: { message: 'hi', replicas: 2 },
     }
     await client.create(PARENTS, parent)
-    const ready = await waitFor(
-      async () => {
-        const current = await client.get<KubeObject & ${n.kind}>(PARENTS, 'hello', { namespace })
-        return current.status?.ready === true ? current : undefined
-      },
+    // On timeout, the message shows the parent's status and the engine's last SyncError event.
+    const ready = await waitForParent(
+      client,
+      { resource: PARENTS, name: 'hello', namespace },
+      (current) => ((current as KubeObject & ${n.kind}).status?.ready === true ? (current as KubeObject & ${n.kind}) : undefined),
       { timeoutMs: 30_000, description: 'the ${n.kind} to be ready' }
     )
     assert.equal(ready.status?.configMaps, 2)
