@@ -3,7 +3,7 @@ import { describe, it } from 'node:test'
 import { NotFoundError, UnauthorizedError } from '../kube/api-error.js'
 import { ConnectionError } from '../kube/connection-error.js'
 import { KubeconfigError } from '../kube/kubeconfig-error.js'
-import { MissingBinariesError } from '../testing/control-plane-binaries.js'
+import { MissingBinariesError } from '../cluster/control-plane-binaries.js'
 import { clusterErrorLine } from './cluster-error-line.js'
 
 const refused = new ConnectionError(

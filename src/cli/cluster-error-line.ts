@@ -9,7 +9,7 @@ import { UnauthorizedError } from '../kube/api-error.js'
 import { ConnectionError } from '../kube/connection-error.js'
 import { ExecCredentialError } from '../kube/exec-credentials.js'
 import { KubeconfigError } from '../kube/kubeconfig-error.js'
-import { MissingBinariesError } from '../testing/control-plane-binaries.js'
+import { MissingBinariesError } from '../cluster/control-plane-binaries.js'
 
 /** What to run for a local cluster, appended to every "cannot reach" line. */
 export const LOCAL_CLUSTER_HINT =

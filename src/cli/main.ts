@@ -128,7 +128,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
 
 /** Checks without loading the control plane for every command: only failures pay for it. */
 async function isControlPlaneStartError(error: Error): Promise<boolean> {
-  const { ControlPlaneStartError } = await import('../testing/control-plane.js')
+  const { ControlPlaneStartError } = await import('../cluster/control-plane.js')
   return error instanceof ControlPlaneStartError
 }
 

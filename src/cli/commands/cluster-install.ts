@@ -16,7 +16,7 @@ import {
   KUBERNETES_VERSION,
   KWOK_VERSION,
   missingBinaries,
-} from '../../testing/control-plane-binaries.js'
+} from '../../cluster/control-plane-binaries.js'
 import { CliError } from '../cli-error.js'
 import type { CliIo } from '../cli-io.js'
 
