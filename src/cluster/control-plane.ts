@@ -56,7 +56,8 @@ export interface ControlPlaneOptions {
   /** CRDs to install (YAML file paths or objects) before the controller manager starts. */
   readonly crds?: readonly CrdSource[]
   /**
-   * Uses the cluster in `$KUBECONFIG` instead of starting one. Defaults to
+   * Uses the cluster in `$KUBECONFIG` (context `$METACTL_CONTEXT`, else the current one) instead
+   * of starting one. Defaults to
    * `METACTL_USE_EXISTING_CLUSTER=1` in the environment.
    */
   readonly useExistingCluster?: boolean
@@ -733,7 +734,8 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     options.useExistingCluster ?? process.env['METACTL_USE_EXISTING_CLUSTER'] === '1'
   if (useExisting) {
     // $KUBECONFIG may list several files; the loader merges them as kubectl does.
-    const config = await loadClusterConfig()
+    // METACTL_CONTEXT picks another context than the current one (kind, k3d, a real cluster).
+    const config = await loadClusterConfig({ context: process.env['METACTL_CONTEXT'] })
     const plane = new ExistingControlPlane(process.env['KUBECONFIG'] ?? config.source, config)
     if (options.crds !== undefined && options.crds.length > 0) await plane.installCrds(options.crds)
     return plane

@@ -14,6 +14,7 @@ import { KubeTransport } from '../../kube/kube-transport.js'
 import { DynamicClient } from '../../kube/dynamic-client.js'
 import { isNodeReady, NODES } from '../../cluster/simulated-nodes.js'
 import { CliError } from '../cli-error.js'
+import { installClusterBinaries } from './cluster-install.js'
 import type { CliIo } from '../cli-io.js'
 
 /** Returns the directory `metactl cluster` uses when `--dir` is not given. */
@@ -167,11 +168,29 @@ async function down(io: CliIo, opts: { dir: string }): Promise<void> {
   }
 }
 
-/** Builds `metactl cluster up|status|down`. */
+/** Builds `metactl cluster install|up|status|down`. */
 export function clusterCommand(io: CliIo, setExitCode: (code: number) => void): Command {
   const cluster = new Command('cluster').description(
     'run a local Kubernetes cluster (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, simulated nodes) on 127.0.0.1'
   )
+  cluster
+    .command('install')
+    .description(
+      "build the local cluster's binaries from Go modules (once; needs Go >= 1.26); does nothing when they are installed"
+    )
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Runs the build scripts shipped in the package (tools/controlplane/build.sh and',
+        'tools/kwok/build.sh) for the binaries that are missing, into',
+        '$XDG_CACHE_HOME/metacontroller-ts/controlplane (or $METACTL_CONTROLPLANE_BIN and',
+        '$METACTL_KWOK_BIN). A cold build takes about 16 min on 2 cores.',
+      ].join('\n')
+    )
+    .action(async () => {
+      await installClusterBinaries({ io })
+    })
   cluster
     .command('up')
     .description('start a local control plane in the background and print its kubeconfig')
