@@ -111,4 +111,25 @@ describe('metactl run logging and boolean flags', () => {
       (error: unknown) => error instanceof CliError && error.message.includes('--zap-devel')
     )
   })
+
+  it("reads Go's single-dash flags, values in the next argument and bare booleans", async () => {
+    const config = await settings([
+      '-workers=7',
+      '-discovery-interval',
+      '5s',
+      '-leader-election',
+      '-zap-devel=false',
+      '--target-label-selector',
+      'team=a',
+    ])
+    assert.equal(config.workers, 7)
+    assert.equal(config.discoveryIntervalMs, 5_000)
+    assert.equal(config.leaderElection.enabled, true)
+    assert.equal(config.logFormat, 'json')
+    assert.equal(config.targetLabelSelector, 'team=a')
+  })
+
+  it('refuses an unknown single-dash flag with a usage error', async () => {
+    await assert.rejects(settings(['-no-such-flag=1']), /unknown option '-no-such-flag=1'/)
+  })
 })

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { setFlagsFromString } from 'node:v8'
-import { Command, Option } from 'commander'
+import type { Command } from 'commander'
+import { Option } from 'commander'
 import { DEFAULT_SSA_FIELD_MANAGER } from '../../engine/children/child-applier.js'
 import { Engine } from '../../engine/engine.js'
 import { DEFAULT_HOOK_MAX_IN_FLIGHT } from '../../engine/hooks/hook-call-limiter.js'
@@ -17,6 +18,7 @@ import { createLogger } from '../../runtime/logger.js'
 import { RuntimeMetrics } from '../../runtime/runtime-metrics.js'
 import type { Logger } from '../../runtime/logger.js'
 import { CliError } from '../cli-error.js'
+import { GoFlagCommand } from '../go-flags.js'
 import {
   LEADER_ELECTION_FLAG_DEFAULTS,
   parseGoBool,
@@ -241,7 +243,7 @@ async function run(opts: RunOptions): Promise<void> {
 
 /** Builds `metactl run`, with upstream Metacontroller's flag names and defaults. */
 export function runCommand(): Command {
-  const command = new Command('run')
+  const command = new GoFlagCommand('run')
     .description(
       'run the engine: serve every CompositeController and DecoratorController in the cluster, like upstream Metacontroller'
     )
