@@ -22,6 +22,7 @@ import type { KubeObject } from '../core/kube-object.js'
 import { compileLabelSelector, parseSelectorString } from '../core/label-selector.js'
 import { parseCompositeControllerSpec } from '../api/composite-controller-spec.js'
 import type { ClusterConfig } from '../kube/cluster-config.js'
+import { loggingRequestObserver } from './ops/request-log.js'
 import { Discovery } from '../kube/discovery.js'
 import { DynamicClient } from '../kube/dynamic-client.js'
 import { KubeTransport } from '../kube/kube-transport.js'
@@ -181,8 +182,12 @@ export class Engine {
     this.metrics = options.metrics ?? new RuntimeMetrics()
     const leadership = options.leadership
     const limiter = tokenBucketLimiter(options.clientRateLimit ?? DEFAULT_CLIENT_RATE_LIMIT)
+    const log = options.log ?? silentLogger
     this.transport = new KubeTransport(config, {
-      observer: this.metrics.requestObserver(new URL(config.server).host),
+      observer: loggingRequestObserver(
+        log,
+        this.metrics.requestObserver(new URL(config.server).host)
+      ),
       // The server names the field manager of the engine's plain writes after it.
       userAgent: ENGINE_FIELD_MANAGER,
       ...(limiter === undefined ? {} : { limiter }),
@@ -196,7 +201,6 @@ export class Engine {
           }),
     })
     const client = new DynamicClient(this.transport)
-    const log = options.log ?? silentLogger
     this.#recorder = new EventRecorder(client, {
       log,
       ...(options.eventsBurst === undefined ? {} : { burst: options.eventsBurst }),

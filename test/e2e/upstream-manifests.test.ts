@@ -116,6 +116,30 @@ describe("upstream's manifests with our image", { skip: SKIP }, () => {
     )
   }
 
+  /** The Pod's log is zap's: JSON lines, or the console layout under `--zap-devel`. */
+  function zapLines(lines: readonly string[], argv: readonly string[]): void {
+    const verbosity = Number(
+      /^--zap-log-level=(\d+)$/.exec(
+        argv.find((a) => a.startsWith('--zap-log-level=')) ?? ''
+      )?.[1] ?? 0
+    )
+    assert.ok(verbosity >= 4, 'every overlay asks for V(4) or more')
+    if (argv.includes('--zap-devel')) {
+      const heads = lines.filter((l) => /^\S+\t(DEBUG|INFO|WARN|ERROR|LEVEL\(-\d\))\t/.test(l))
+      assert.ok(heads.length > 0, lines.slice(0, 5).join('\n'))
+      assert.ok(heads.some((l) => l.includes('\tLEVEL(-4)\t') && l.includes('API write')))
+      return
+    }
+    const parsed = lines.map((l) => JSON.parse(l) as Record<string, unknown>)
+    for (const line of parsed) {
+      assert.deepEqual(Object.keys(line).slice(0, 2), ['level', 'ts'])
+      assert.equal(typeof line['ts'], 'number')
+      assert.equal(typeof line['caller'], 'string')
+    }
+    assert.ok(parsed.some((l) => l['level'] === 'Level(-4)' && l['msg'] === 'API write'))
+    assert.ok(!parsed.some((l) => l['level'] === 'Level(-5)'), 'nothing above V(4)')
+  }
+
   /** A CompositeController of this overlay, one parent, and the child its hook asks for. */
   async function syncsAParent(id: string): Promise<void> {
     await plane.client.create(CCS, {
@@ -205,6 +229,7 @@ describe("upstream's manifests with our image", { skip: SKIP }, () => {
           /^controller_runtime_reconcile_total/m
         )
         if (pprof) assert.equal((await first.get(6060, '/debug/pprof/heap')).status, 200)
+        zapLines(first.lines, argv)
         if (replicas > 1) {
           const leaders = pods.filter((p) =>
             p.lines.some((l) => l.includes('Successfully acquired lease'))

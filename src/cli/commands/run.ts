@@ -232,6 +232,7 @@ async function run(opts: RunOptions): Promise<void> {
     level: config.logLevel,
     format: config.logFormat,
     time: config.logTime,
+    stacktraceLevel: config.stacktraceLevel,
   })
   const shutdown = watchShutdown(log)
   try {
@@ -344,18 +345,18 @@ function withLoggingFlags(command: Command): Command {
   return command
     .option(
       '--zap-log-level <level>',
-      'log level: debug, info, warn, error, or a verbosity number',
+      'log level: debug, info, warn, error, or a verbosity N (4: API writes, 5: merge diffs, 6: hook bodies, 7: discovery)',
       'info'
     )
     .option('--zap-encoder <format>', 'log format: json or console', 'json')
     .option(
       '--zap-time-encoding <encoding>',
-      'log time format: iso8601, rfc3339, rfc3339nano, epoch, millis or nano',
-      'iso8601'
+      'log time format: epoch (seconds), millis, nano, iso8601, rfc3339 or rfc3339nano',
+      'epoch'
     )
     .option(
       '--zap-stacktrace-level <level>',
-      "accepted for upstream's manifests (info, error, panic); error stacks are logged at debug level",
+      'lines at or above this level carry a stacktrace: info, error or panic (--zap-devel: warn)',
       'error'
     )
     .addOption(

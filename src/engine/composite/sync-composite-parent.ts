@@ -315,6 +315,7 @@ async function applyCompositeAnswer(
         types: rules.types,
         ...(pipeline.applier === undefined ? {} : { applier: pipeline.applier }),
         signal,
+        log,
       })
       if (done.created.length + done.updated.length + done.deleted.length > 0)
         log.info('children changed', { ...done })

@@ -166,6 +166,7 @@ async function applyDecoratorAnswer(
       types: pipeline.attachments.types,
       ...(pipeline.applier === undefined ? {} : { applier: pipeline.applier }),
       signal,
+      log,
     })
     if (done.created.length + done.updated.length + done.deleted.length > 0)
       log.info('attachments changed', { ...done })
