@@ -37,7 +37,7 @@ describe('metactl run logs as zap, with graded verbosity', () => {
   const engines: SpawnedEngine[] = []
 
   before(async () => {
-    plane = await startControlPlane({ crds: [...METACONTROLLER_CRDS, parentCrd.crd] })
+    plane = await startControlPlane({ crds: [...METACONTROLLER_CRDS, parentCrd.crd], nodes: 0 })
     await plane.client.create(NAMESPACES, {
       apiVersion: 'v1',
       kind: 'Namespace',

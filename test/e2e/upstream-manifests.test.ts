@@ -18,7 +18,7 @@ import { execFileSync } from 'node:child_process'
 import type { KubeObject } from '../../src/core/kube-object.js'
 import { parseManifests, startControlPlane, waitFor } from '../../src/testing/index.js'
 import type { ControlPlane } from '../../src/testing/index.js'
-import { CCS, serveHook, testCrd } from '../support/engine-fixture.js'
+import { CCS, EVENTS, serveHook, testCrd } from '../support/engine-fixture.js'
 import type { ServedHook } from '../support/engine-fixture.js'
 import { buildImage, kubeletArgv, runPod, sandboxUnavailable } from '../support/pod-sandbox.js'
 import type { ContainerCommand, Image, PodSandbox } from '../support/pod-sandbox.js'
@@ -170,6 +170,23 @@ describe("upstream's manifests with our image", { skip: SKIP }, () => {
       await plane.client.delete(CCS, id).catch(() => undefined)
       await plane.client.delete(parent.ref, id, { namespace: 'default' }).catch(() => undefined)
     }
+    // The hosted controller's own events and the meta level's, on the CompositeController.
+    await waitFor(
+      async () => {
+        const list = (await plane.client.list(EVENTS, { namespace: 'default' })) as unknown as {
+          items: { reason?: string; involvedObject: { name?: string; kind?: string } }[]
+        }
+        const reasons = new Set(
+          list.items
+            .filter(
+              (e) => e.involvedObject.kind === 'CompositeController' && e.involvedObject.name === id
+            )
+            .map((e) => e.reason)
+        )
+        return ['Starting', 'Started', 'Stopping', 'Stopped'].every((r) => reasons.has(r))
+      },
+      { timeoutMs: 30_000, description: `Starting, Started, Stopping and Stopped events of ${id}` }
+    )
   }
 
   it('renders every overlay present', () => {

@@ -9,7 +9,10 @@ import { writeFileSync } from 'node:fs'
 import { connect, createServer } from 'node:net'
 import type { Socket } from 'node:net'
 
-const [readyFile, ...specs] = process.argv.slice(2)
+const [readyFile, ...rest] = process.argv.slice(2)
+// The sandbox's shell passes its whole argument list; the container's argv follows `--`.
+const end = rest.indexOf('--')
+const specs = end < 0 ? rest : rest.slice(0, end)
 
 function pipe(from: Socket, to: Socket): void {
   from.pipe(to)

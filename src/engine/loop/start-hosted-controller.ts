@@ -50,7 +50,7 @@ export async function startHostedController(
       : {
           queueMetrics: context.metrics.workQueue(kind.name),
           // controller_runtime_reconcile_* per hosted controller, named as its queue.
-          observer: context.metrics.hooks.reconcileObserver(kind.name),
+          observer: context.metrics.hooks.reconcileObserver(kind.name, context.workers),
         }),
   })
   // A cache that never syncs (no RBAC to list a child type, an API that went away) must fail
