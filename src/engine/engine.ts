@@ -22,6 +22,8 @@ import type { KubeObject } from '../core/kube-object.js'
 import { compileLabelSelector, parseSelectorString } from '../core/label-selector.js'
 import { parseCompositeControllerSpec } from '../api/composite-controller-spec.js'
 import type { ClusterConfig } from '../kube/cluster-config.js'
+import { loggingRequestObserver } from './request-log.js'
+import type { RequestObserver } from '../kube/kube-transport.js'
 import { Discovery } from '../kube/discovery.js'
 import { DynamicClient } from '../kube/dynamic-client.js'
 import { KubeTransport } from '../kube/kube-transport.js'
@@ -56,6 +58,15 @@ import type { HookAddressMap } from './hooks/traced-connector.js'
 import { DEFAULT_HOOK_MAX_IN_FLIGHT, limitHooks } from './hooks/hook-call-limiter.js'
 import { hookLimiterFor } from './hooks/webhook-hooks.js'
 import { hookMetricsFor } from './metrics/hook-metrics.js'
+
+/** The metrics of API requests, with upstream's graded lines (V(4) writes, V(7) discovery). */
+function observeRequests(
+  metrics: RuntimeMetrics,
+  config: ClusterConfig,
+  log: Logger
+): RequestObserver {
+  return loggingRequestObserver(log, metrics.requestObserver(new URL(config.server).host))
+}
 
 /** Raised by {@link Engine.start} when the engine cannot start (an unreachable API server). */
 export class EngineStartError extends Error {
@@ -202,7 +213,8 @@ export class Engine {
     const rate = options.clientRateLimit ?? DEFAULT_CLIENT_RATE_LIMIT
     const makeLimiter = options.makeLimiter ?? ((_client, r) => tokenBucketLimiter(r))
     const limiter = makeLimiter('objects', rate)
-    const observer = this.metrics.requestObserver(new URL(config.server).host)
+    const log = options.log ?? silentLogger
+    const observer = observeRequests(this.metrics, config, log)
     this.transport = new KubeTransport(config, {
       observer,
       // The server names the field manager of the engine's plain writes after it.
@@ -211,7 +223,6 @@ export class Engine {
       ...(leadership === undefined ? {} : { beforeWrite: guardWrites(leadership) }),
     })
     const client = new DynamicClient(this.transport)
-    const log = options.log ?? silentLogger
     this.#eventClient = new DynamicClient(
       new KubeTransport(config, {
         observer,
