@@ -55,6 +55,7 @@ import type { MetaKind } from './meta/meta-controller.js'
 import type { HookAddressMap } from './hooks/traced-connector.js'
 import { DEFAULT_HOOK_MAX_IN_FLIGHT, limitHooks } from './hooks/hook-call-limiter.js'
 import { hookLimiterFor } from './hooks/webhook-hooks.js'
+import type { ParentShard } from './sharding/parent-shard.js'
 
 /** Raised by {@link Engine.start} when the engine cannot start (an unreachable API server). */
 export class EngineStartError extends Error {
@@ -131,6 +132,16 @@ export interface EngineOptions {
    * `leading` settles, and every write (events included) is refused while `canWrite()` is false.
    */
   readonly leadership?: EngineLeadership
+  /**
+   * Sharding: each hosted controller serves only the parents this replica owns (see
+   * `startEngineSharding`, which also gives the `leadership` write guard).
+   */
+  readonly shard?: ParentShard
+  /**
+   * This replica's name, appended to the user agent (`metacontroller-ts/<name>`) so the API
+   * server's audit log tells replicas apart; the default field manager stays `metacontroller-ts`.
+   */
+  readonly replicaIdentity?: string
 }
 
 /** How an engine learns whether its replica leads; see {@link EngineOptions.leadership}. */
@@ -184,7 +195,10 @@ export class Engine {
     this.transport = new KubeTransport(config, {
       observer: this.metrics.requestObserver(new URL(config.server).host),
       // The server names the field manager of the engine's plain writes after it.
-      userAgent: ENGINE_FIELD_MANAGER,
+      userAgent:
+        options.replicaIdentity === undefined
+          ? ENGINE_FIELD_MANAGER
+          : `${ENGINE_FIELD_MANAGER}/${options.replicaIdentity}`,
       ...(limiter === undefined ? {} : { limiter }),
       ...(leadership === undefined
         ? {}
@@ -237,6 +251,7 @@ export class Engine {
       ...(options.hookAddresses === undefined ? {} : { hookAddresses: options.hookAddresses }),
       hookMaxInFlight: options.hookMaxInFlight ?? DEFAULT_HOOK_MAX_IN_FLIGHT,
       ...(leadership === undefined ? {} : { leading: leadership.leading }),
+      ...(options.shard === undefined ? {} : { shard: options.shard }),
       revisionNamespace: options.revisionNamespace ?? DEFAULT_REVISION_NAMESPACE,
       applier:
         strategy === 'server-side-apply'
