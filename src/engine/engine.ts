@@ -25,6 +25,7 @@ import type { ClusterConfig } from '../kube/cluster-config.js'
 import { Discovery } from '../kube/discovery.js'
 import { DynamicClient } from '../kube/dynamic-client.js'
 import { KubeTransport } from '../kube/kube-transport.js'
+import type { RequestLimiter } from '../kube/kube-transport.js'
 import { loadClusterConfig } from '../kube/load-cluster-config.js'
 import { dynamicListWatcher } from '../runtime/list-watcher.js'
 import { stripManagedFields } from '../runtime/informer.js'
@@ -56,6 +57,17 @@ import type { HookAddressMap } from './hooks/traced-connector.js'
 import { DEFAULT_HOOK_MAX_IN_FLIGHT, limitHooks } from './hooks/hook-call-limiter.js'
 import { hookLimiterFor } from './hooks/webhook-hooks.js'
 import type { ParentShard } from './sharding/parent-shard.js'
+import { hookMetricsFor } from './metrics/hook-metrics.js'
+
+/**
+ * `metacontroller-ts`, or `metacontroller-ts/<replica>` for a named replica: the audit log tells
+ * replicas apart, and the server still derives the field manager `metacontroller-ts` from it.
+ */
+function engineUserAgent(replicaIdentity: string | undefined): string {
+  return replicaIdentity === undefined
+    ? ENGINE_FIELD_MANAGER
+    : `${ENGINE_FIELD_MANAGER}/${replicaIdentity}`
+}
 
 /** Raised by {@link Engine.start} when the engine cannot start (an unreachable API server). */
 export class EngineStartError extends Error {
@@ -89,8 +101,19 @@ export interface EngineOptions {
   readonly discoveryIntervalMs?: number
   /** Periodic resync of every parent (30 min, upstream `--cache-flush-interval`). */
   readonly cacheFlushIntervalMs?: number
-  /** Client-side API rate limit (1000 qps, burst 2000; see {@link DEFAULT_CLIENT_RATE_LIMIT}). */
+  /**
+   * Client-side API rate limit (1000 qps, burst 2000; see {@link DEFAULT_CLIENT_RATE_LIMIT}),
+   * applied to each client's budget separately: objects, discovery and events, as client-go.
+   */
   readonly clientRateLimit?: ClientRateLimit
+  /**
+   * Makes each client's limiter from its rate (a token bucket); tests wrap it to count what each
+   * budget spends.
+   */
+  readonly makeLimiter?: (
+    client: EngineClientBudget,
+    rate: ClientRateLimit
+  ) => RequestLimiter | undefined
   /** Serve CompositeController objects from the cluster (true). */
   readonly watchCompositeControllers?: boolean
   /** Serve DecoratorController objects from the cluster (true, when their CRD is installed). */
@@ -179,6 +202,8 @@ export class Engine {
   readonly #inProcess = new Map<string, HostedController>()
   readonly #metas: { stop(): Promise<void>; runningControllers(): string[] }[] = []
   #recorder: EventRecorder
+  /** The event recorder's own client: its own token bucket, as upstream's event broadcaster. */
+  readonly #eventClient: DynamicClient
   #started = false
 
   /**
@@ -190,28 +215,34 @@ export class Engine {
     this.#options = options
     const strategy = parseApplyStrategy(options.applyStrategy)
     this.metrics = options.metrics ?? new RuntimeMetrics()
+    // Upstream's hook and reconcile series are on /metrics from the start, as before any hook call.
+    hookMetricsFor(this.metrics.registry)
     const leadership = options.leadership
-    const limiter = tokenBucketLimiter(options.clientRateLimit ?? DEFAULT_CLIENT_RATE_LIMIT)
+    // Budgets as client-go's: the dynamic client, the discovery client and the event
+    // broadcaster's client each have a token bucket of their own at the configured rate, so
+    // discovery refreshes and events never delay child writes (watches take no token at all).
+    const rate = options.clientRateLimit ?? DEFAULT_CLIENT_RATE_LIMIT
+    const makeLimiter = options.makeLimiter ?? ((_client, r) => tokenBucketLimiter(r))
+    const limiter = makeLimiter('objects', rate)
+    const observer = this.metrics.requestObserver(new URL(config.server).host)
     this.transport = new KubeTransport(config, {
-      observer: this.metrics.requestObserver(new URL(config.server).host),
+      observer,
       // The server names the field manager of the engine's plain writes after it.
-      userAgent:
-        options.replicaIdentity === undefined
-          ? ENGINE_FIELD_MANAGER
-          : `${ENGINE_FIELD_MANAGER}/${options.replicaIdentity}`,
-      ...(limiter === undefined ? {} : { limiter }),
-      ...(leadership === undefined
-        ? {}
-        : {
-            beforeWrite: (method: string, path: string): void => {
-              if (!leadership.canWrite())
-                throw new NotLeaderError(`${method} ${path} refused: this replica does not lead`)
-            },
-          }),
+      userAgent: engineUserAgent(options.replicaIdentity),
+      ...optionalLimiter(limiter),
+      ...(leadership === undefined ? {} : { beforeWrite: guardWrites(leadership) }),
     })
     const client = new DynamicClient(this.transport)
     const log = options.log ?? silentLogger
-    this.#recorder = new EventRecorder(client, {
+    this.#eventClient = new DynamicClient(
+      new KubeTransport(config, {
+        observer,
+        userAgent: ENGINE_FIELD_MANAGER,
+        ...optionalLimiter(makeLimiter('events', rate)),
+        ...(leadership === undefined ? {} : { beforeWrite: guardWrites(leadership) }),
+      })
+    )
+    this.#recorder = new EventRecorder(this.#eventClient, {
       log,
       ...(options.eventsBurst === undefined ? {} : { burst: options.eventsBurst }),
       ...(options.eventsQps === undefined ? {} : { qps: options.eventsQps }),
@@ -223,7 +254,7 @@ export class Engine {
         : compileLabelSelector(parseSelectorString(options.targetLabelSelector))
     this.#context = {
       client,
-      discovery: new Discovery(this.transport, {
+      discovery: new Discovery(this.transport.withLimiter(makeLimiter('discovery', rate)), {
         refreshIntervalMs: options.discoveryIntervalMs ?? 30_000,
         onError: (groupVersion, error) => {
           log.warn('discovery failed for a group version', { groupVersion, error })
@@ -439,7 +470,12 @@ export class Engine {
     type: 'CompositeController' | 'DecoratorController'
   ): Hooks {
     const { hookMaxInFlight, metrics } = this.#context
-    const limiter = hookLimiterFor(hookMaxInFlight, metrics?.hooks, name, type)
+    const limiter = hookLimiterFor(
+      hookMaxInFlight,
+      metrics && hookMetricsFor(metrics.registry),
+      name,
+      type
+    )
     return limiter === undefined ? hooks : limitHooks(hooks, limiter)
   }
 
@@ -470,6 +506,21 @@ export class Engine {
     await this.#context.informers.stopAll()
     this.#context.discovery.stop()
     await this.#recorder.flush()
-    await this.transport.close()
+    await Promise.all([this.transport.close(), this.#eventClient.transport.close()])
   }
+}
+
+/** The engine's API clients that each have a rate-limit budget of their own. */
+export type EngineClientBudget = 'objects' | 'discovery' | 'events'
+
+/** Refuses writes while the replica does not lead (the transports' `beforeWrite`). */
+function guardWrites(leadership: EngineLeadership): (method: string, path: string) => void {
+  return (method, path) => {
+    if (!leadership.canWrite())
+      throw new NotLeaderError(`${method} ${path} refused: this replica does not lead`)
+  }
+}
+
+function optionalLimiter(limiter: RequestLimiter | undefined): { limiter?: RequestLimiter } {
+  return limiter === undefined ? {} : { limiter }
 }

@@ -1,20 +1,20 @@
 import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { Command, Option } from 'commander'
-import { startControlPlane } from '../../testing/control-plane.js'
-import { parseFeatureGates } from '../../testing/api-server-options.js'
-import type { FeatureGates } from '../../testing/api-server-options.js'
+import { startControlPlane } from '../../cluster/control-plane.js'
+import { parseFeatureGates } from '../../cluster/api-server-options.js'
+import type { FeatureGates } from '../../cluster/api-server-options.js'
 import {
   readControlPlaneState,
   runningProcesses,
   statePath,
   stopRecordedProcesses,
-} from '../../testing/control-plane-state.js'
-import { findControlPlaneBinaries } from '../../testing/control-plane-binaries.js'
+} from '../../cluster/control-plane-state.js'
+import { findControlPlaneBinaries } from '../../cluster/control-plane-binaries.js'
 import { loadClusterConfig } from '../../kube/load-cluster-config.js'
 import { KubeTransport } from '../../kube/kube-transport.js'
 import { DynamicClient } from '../../kube/dynamic-client.js'
-import { isNodeReady, NODES } from '../../testing/simulated-nodes.js'
+import { isNodeReady, NODES } from '../../cluster/simulated-nodes.js'
 import { CliError } from '../cli-error.js'
 import type { CliIo } from '../cli-io.js'
 

@@ -9,7 +9,7 @@ import {
   startRivalDetection,
 } from '../../engine/leader/engine-leader-election.js'
 import type { EngineLeaderElection } from '../../engine/leader/engine-leader-election.js'
-import { startOpsServer } from '../../engine/ops/ops-server.js'
+import { startOpsServer } from './ops-server.js'
 import { startEngineSharding } from '../../engine/sharding/engine-sharding.js'
 import type { EngineSharding } from '../../engine/sharding/engine-sharding.js'
 import type { ClusterConfig } from '../../kube/cluster-config.js'

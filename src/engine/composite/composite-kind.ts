@@ -211,7 +211,6 @@ export function compositeKind(options: CompositeKindOptions): ControllerKind {
     },
 
     childKeys,
-
     parentOf: (key, caches) => parentsOf(caches)?.get(key),
 
     allParentKeys(caches) {

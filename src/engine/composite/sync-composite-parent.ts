@@ -25,6 +25,8 @@ import { NotSyncedError, TerminalError } from '../../runtime/reconcile-errors.js
 import { groupOf } from '../../core/owner-references.js'
 import { claimCandidates, claimChildren } from '../children/claim-children.js'
 import type { ChildApplier } from '../children/child-applier.js'
+import { upToDateTest } from '../children/child-applier.js'
+import { dynamicApplier } from '../children/dynamic-applier.js'
 import { manageChildren } from '../children/manage-children.js'
 import type { ChildType } from '../children/plan-children.js'
 import type { RelatedObjectsManager } from '../customize/related-objects-manager.js'
@@ -251,6 +253,7 @@ async function rollOut(
       matchesSelector: selector.matches,
       childRules: compositeSyncRules(pipeline.children, selector),
       rolloutRules: rolloutRules(pipeline.children),
+      isUpToDate: upToDateTest(pipeline.applier ?? dynamicApplier),
       signal,
     },
     parent,

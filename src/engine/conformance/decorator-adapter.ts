@@ -19,7 +19,7 @@ import type {
 import { gvkKey } from '../../api/hook-model.js'
 import { decoratorKind } from '../decorator/decorator-kind.js'
 import type { ConformanceHook, KindAdapter } from './conformance-harness.js'
-import { fakeResourceInfo } from './fake-resources.js'
+import { fakeResourceInfo } from '../../in-memory/fake-resources.js'
 
 const NAME = 'conformance'
 const TARGET = fakeResourceInfo({
