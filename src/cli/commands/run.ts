@@ -12,6 +12,7 @@ import type { EngineLeaderElection } from '../../engine/leader/engine-leader-ele
 import { startOpsServer } from './ops-server.js'
 import { startEngineSharding } from '../../engine/sharding/engine-sharding.js'
 import type { EngineSharding } from '../../engine/sharding/engine-sharding.js'
+import { ShardMetrics } from '../../engine/sharding/shard-metrics.js'
 import type { ClusterConfig } from '../../kube/cluster-config.js'
 import { loadClusterConfig, SERVICE_ACCOUNT_DIR } from '../../kube/load-cluster-config.js'
 import { EventLoopWatchdog } from '../../runtime/event-loop-watchdog.js'
@@ -78,6 +79,7 @@ async function startElection(
 async function startSharding(
   config: RunConfig,
   cluster: ClusterConfig,
+  engineMetrics: RuntimeMetrics,
   log: Logger
 ): Promise<EngineSharding | undefined> {
   const flags = config.sharding
@@ -90,6 +92,7 @@ async function startSharding(
     renewDeadlineMs: flags.renewDeadlineMs,
     retryPeriodMs: flags.retryPeriodMs,
     ...(flags.identity === undefined ? {} : { identity: flags.identity }),
+    metrics: new ShardMetrics(engineMetrics.registry),
     log,
   })
 }
@@ -163,7 +166,7 @@ async function serve(config: RunConfig, shutdown: Shutdown, log: Logger): Promis
   const metrics = new RuntimeMetrics()
   metrics.collectProcessMetrics()
   const election = await startElection(config, cluster, metrics, log)
-  const ring = await startSharding(config, cluster, log)
+  const ring = await startSharding(config, cluster, metrics, log)
   const engine = new Engine(cluster, {
     metrics,
     ...(election === undefined ? {} : { leadership: election.leadership }),

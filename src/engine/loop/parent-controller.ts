@@ -126,8 +126,9 @@ export class ParentController {
             shard,
             name: kind.name,
             parentOf: (key) => kind.parentOf?.(key, this.#caches),
-            resyncAll: () => {
-              this.#enqueue(kind.allParentKeys(this.#caches))
+            allKeys: () => kind.allParentKeys(this.#caches),
+            enqueue: (keys) => {
+              for (const key of keys) this.#queue.add(key)
             },
           })
     const recovery = new HookRecovery((keys) => {

@@ -14,12 +14,12 @@ import { LEASE_RESOURCE } from '../../runtime/leader-election.js'
 import { dynamicListWatcher } from '../../runtime/list-watcher.js'
 import type { Logger } from '../../runtime/logger.js'
 import { fnv1a64 } from '../../runtime/sharding/fnv1a64.js'
-import type { HashRing } from '../../runtime/sharding/hash-ring.js'
 import { RING_LABEL, RingMembership } from '../../runtime/sharding/ring-membership.js'
 import type { ShardField } from '../../runtime/sharding/shard-selector.js'
 import { shardValue } from '../../runtime/sharding/shard-selector.js'
 import type { EngineLeadership } from '../engine.js'
 import type { ParentShard, ShardParticipant } from './parent-shard.js'
+import type { ShardMetrics } from './shard-metrics.js'
 
 /** Options of {@link startEngineSharding}. */
 export interface EngineShardingOptions {
@@ -33,10 +33,8 @@ export interface EngineShardingOptions {
   readonly retryPeriodMs: number
   readonly identity?: string
   readonly log: Logger
-  /** Called whenever the served ring changes (metrics). */
-  readonly onServe?: (ring: HashRing, handoffs: number) => void
-  /** Counts parents dropped because another replica owns them (metrics). */
-  readonly onDropped?: (controller: string, count: number) => void
+  /** Where the sharding metrics go; none when absent. */
+  readonly metrics?: ShardMetrics
 }
 
 /** A running ring membership. */
@@ -88,7 +86,7 @@ export function startEngineSharding(
     },
     onServe: (ring) => {
       serving()
-      options.onServe?.(ring, membership.handoffs)
+      options.metrics?.served(ring.members.length, membership.handoffs === 0)
       for (const p of participants) p.resync()
     },
   })
@@ -110,7 +108,7 @@ export function startEngineSharding(
       )
     }
   )
-  const { field } = options
+  const { field, metrics } = options
   return {
     shard: {
       owns: (parent) => membership.owns(fnv1a64(shardValue(field, parent.metadata))),
@@ -118,7 +116,16 @@ export function startEngineSharding(
         participants.add(participant)
         return () => participants.delete(participant)
       },
-      ...(options.onDropped === undefined ? {} : { dropped: options.onDropped }),
+      ...(metrics === undefined
+        ? {}
+        : {
+            dropped: (controller: string, count: number) => {
+              metrics.dropped(controller, count)
+            },
+            owned: (controller: string, count: number) => {
+              metrics.owned(controller, count)
+            },
+          }),
     },
     leadership: { leading, canWrite: () => membership.canWrite() },
     identity: membership.identity,

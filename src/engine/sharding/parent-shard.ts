@@ -22,4 +22,6 @@ export interface ParentShard {
   register(participant: ShardParticipant): () => void
   /** Counts parents dropped because another replica owns them (a metric). */
   dropped?(controller: string, count: number): void
+  /** Reports how many parents a controller owns after a ring change (a metric). */
+  owned?(controller: string, count: number): void
 }

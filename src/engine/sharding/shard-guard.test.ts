@@ -25,7 +25,8 @@ function setup(owned: Set<string>) {
     shard,
     name: 'test',
     parentOf: (key) => (key.startsWith('gone') ? undefined : parent(key)),
-    resyncAll: () => resyncs.push(1),
+    allKeys: () => ['a', 'b'],
+    enqueue: (keys) => resyncs.push(keys.length),
   })
   return { guard, participants, dropped, resyncs }
 }
@@ -74,11 +75,11 @@ describe('ShardGuard', () => {
   })
 
   it('registers with the shard while started, so handoffs drain and resync it', async () => {
-    const { guard, participants, resyncs } = setup(new Set())
+    const { guard, participants, resyncs } = setup(new Set(['b']))
     guard.start()
     assert.equal(participants.length, 1)
     participants[0]?.resync()
-    assert.equal(resyncs.length, 1)
+    assert.deepEqual(resyncs, [1], 'only the owned parent is enqueued')
     await participants[0]?.drain()
     guard.stop()
     assert.equal(participants.length, 0)

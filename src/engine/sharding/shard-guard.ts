@@ -15,8 +15,10 @@ export interface ShardGuardOptions {
   readonly name: string
   /** The cached parent a key names. */
   readonly parentOf: (key: string) => KubeObject | undefined
-  /** Enqueues every parent of the controller (the guard filters). */
-  readonly resyncAll: () => void
+  /** Keys of every parent of the controller. */
+  readonly allKeys: () => readonly string[]
+  /** Enqueues keys (already admitted). */
+  readonly enqueue: (keys: readonly string[]) => void
 }
 
 /** Filters and tracks one parent loop's keys. */
@@ -79,7 +81,12 @@ export class ShardGuard {
   start(): void {
     this.#unregister ??= this.#options.shard.register({
       drain: () => this.drain(),
-      resync: this.#options.resyncAll,
+      resync: () => {
+        const keys = this.#options.allKeys()
+        const owned = keys.filter((key) => this.owns(key))
+        this.#options.shard.owned?.(this.#options.name, owned.length)
+        this.#options.enqueue(owned)
+      },
     })
   }
 
