@@ -35,6 +35,8 @@ import {
 } from './control-plane-binaries.js'
 import type { ControlPlaneBinaries, NodeBinaries } from './control-plane-binaries.js'
 import { findFreePort, isPortFree } from './free-port.js'
+import { auditLogFlags, featureGateFlags } from './api-server-options.js'
+import type { FeatureGates } from './api-server-options.js'
 import { installCrds } from './install-crds.js'
 import type { CrdSource } from './install-crds.js'
 import { logTail, ManagedProcess } from './managed-process.js'
@@ -71,6 +73,10 @@ export interface ControlPlaneOptions {
   readonly apiServerPort?: number
   /** Extra kube-apiserver flags, appended last so they override ours. */
   readonly apiServerFlags?: readonly string[]
+  /** kube-apiserver feature gates, e.g. `{ ShardedListAndWatch: true }`. */
+  readonly featureGates?: FeatureGates
+  /** Writes kube-apiserver's audit log of writes here (JSON lines; see `AUDIT_POLICY`). */
+  readonly auditLogPath?: string
   /** Receives one line per startup step. */
   readonly onProgress?: (message: string) => void
   /**
@@ -388,6 +394,8 @@ class LocalControlPlane implements ControlPlane {
       '--disable-admission-plugins=ServiceAccount',
       '--allow-privileged=true',
       '--profiling=false',
+      ...featureGateFlags(this.#options.featureGates),
+      ...auditLogFlags(this.#options.auditLogPath, pki),
       ...(this.#options.apiServerFlags ?? []),
     ]
   }

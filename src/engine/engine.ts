@@ -57,6 +57,7 @@ import type { MetaKind } from './meta/meta-controller.js'
 import type { HookAddressMap } from './hooks/traced-connector.js'
 import { DEFAULT_HOOK_MAX_IN_FLIGHT, limitHooks } from './hooks/hook-call-limiter.js'
 import { hookLimiterFor } from './hooks/webhook-hooks.js'
+import type { ParentShard } from './sharding/parent-shard.js'
 import { hookMetricsFor } from './metrics/hook-metrics.js'
 
 /** The metrics of API requests, with upstream's graded lines (V(4) writes, V(7) discovery). */
@@ -66,6 +67,16 @@ function observeRequests(
   log: Logger
 ): RequestObserver {
   return loggingRequestObserver(log, metrics.requestObserver(new URL(config.server).host))
+}
+
+/**
+ * `metacontroller-ts`, or `metacontroller-ts/<replica>` for a named replica: the audit log tells
+ * replicas apart, and the server still derives the field manager `metacontroller-ts` from it.
+ */
+function engineUserAgent(replicaIdentity: string | undefined): string {
+  return replicaIdentity === undefined
+    ? ENGINE_FIELD_MANAGER
+    : `${ENGINE_FIELD_MANAGER}/${replicaIdentity}`
 }
 
 /** Raised by {@link Engine.start} when the engine cannot start (an unreachable API server). */
@@ -154,6 +165,16 @@ export interface EngineOptions {
    * `leading` settles, and every write (events included) is refused while `canWrite()` is false.
    */
   readonly leadership?: EngineLeadership
+  /**
+   * Sharding: each hosted controller serves only the parents this replica owns (see
+   * `startEngineSharding`, which also gives the `leadership` write guard).
+   */
+  readonly shard?: ParentShard
+  /**
+   * This replica's name, appended to the user agent (`metacontroller-ts/<name>`) so the API
+   * server's audit log tells replicas apart; the default field manager stays `metacontroller-ts`.
+   */
+  readonly replicaIdentity?: string
 }
 
 /** How an engine learns whether its replica leads; see {@link EngineOptions.leadership}. */
@@ -218,7 +239,7 @@ export class Engine {
     this.transport = new KubeTransport(config, {
       observer,
       // The server names the field manager of the engine's plain writes after it.
-      userAgent: ENGINE_FIELD_MANAGER,
+      userAgent: engineUserAgent(options.replicaIdentity),
       ...optionalLimiter(limiter),
       ...(leadership === undefined ? {} : { beforeWrite: guardWrites(leadership) }),
     })
@@ -271,6 +292,7 @@ export class Engine {
       ...(options.hookAddresses === undefined ? {} : { hookAddresses: options.hookAddresses }),
       hookMaxInFlight: options.hookMaxInFlight ?? DEFAULT_HOOK_MAX_IN_FLIGHT,
       ...(leadership === undefined ? {} : { leading: leadership.leading }),
+      ...(options.shard === undefined ? {} : { shard: options.shard }),
       revisionNamespace: options.revisionNamespace ?? DEFAULT_REVISION_NAMESPACE,
       applier:
         strategy === 'server-side-apply'

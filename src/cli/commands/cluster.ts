@@ -2,6 +2,8 @@ import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { Command, Option } from 'commander'
 import { startControlPlane } from '../../cluster/control-plane.js'
+import { parseFeatureGates } from '../../cluster/api-server-options.js'
+import type { FeatureGates } from '../../cluster/api-server-options.js'
 import {
   readControlPlaneState,
   runningProcesses,
@@ -35,6 +37,8 @@ interface UpOptions {
   readonly crd: string[]
   readonly port?: string
   readonly nodes: string
+  readonly featureGates?: string
+  readonly auditLog?: string
 }
 
 async function up(io: CliIo, opts: UpOptions): Promise<void> {
@@ -60,6 +64,8 @@ async function up(io: CliIo, opts: UpOptions): Promise<void> {
     binaries,
     crds: opts.crd,
     nodes: parseNodes(opts.nodes),
+    ...(opts.featureGates === undefined ? {} : { featureGates: gates(opts.featureGates) }),
+    ...(opts.auditLog === undefined ? {} : { auditLogPath: resolve(opts.auditLog) }),
     ...(opts.port === undefined ? {} : { apiServerPort: parsePort(opts.port) }),
     onProgress: (message) => {
       io.err(`  ${message}`)
@@ -70,6 +76,14 @@ async function up(io: CliIo, opts: UpOptions): Promise<void> {
   io.out(`kubeconfig: ${plane.kubeconfigPath}`)
   io.out(`export KUBECONFIG=${plane.kubeconfigPath}`)
   io.out(`Stop it with: metactl cluster down --dir ${dir}`)
+}
+
+function gates(text: string): FeatureGates {
+  try {
+    return parseFeatureGates(text)
+  } catch (error) {
+    throw new CliError(`--feature-gates: ${error instanceof Error ? error.message : String(error)}`)
+  }
 }
 
 function parseNodes(text: string): number {
@@ -207,6 +221,11 @@ export function clusterCommand(io: CliIo, setExitCode: (code: number) => void): 
       'simulated nodes (KWOK) with kube-scheduler and the default controllers; 0 for none',
       '1'
     )
+    .option(
+      '--feature-gates <gates>',
+      'kube-apiserver feature gates, e.g. ShardedListAndWatch=true (comma-separated)'
+    )
+    .option('--audit-log <path>', "write kube-apiserver's audit log of writes (JSON lines) here")
     .action(async (opts: UpOptions) => {
       await up(io, opts)
     })
