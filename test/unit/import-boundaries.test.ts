@@ -14,7 +14,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   engine: ['core', 'api', 'kube', 'runtime'],
   sdk: ['core', 'api'],
   testing: ['core', 'api', 'kube', 'runtime', 'sdk'],
-  cli: ['core', 'api', 'kube', 'runtime', 'engine', 'sdk', 'testing'],
+  cluster: ['core', 'api', 'kube', 'runtime', 'sdk', 'testing'],
+  cli: ['core', 'api', 'kube', 'runtime', 'engine', 'sdk', 'testing', 'cluster'],
 }
 
 /**
@@ -29,6 +30,7 @@ const PACKAGES: Record<string, readonly string[]> = {
   runtime: ['prom-client'],
   engine: ['undici'],
   testing: ['undici', 'yaml'],
+  cluster: ['undici', 'yaml'],
   cli: ['commander', 'yaml', 'undici', '@datadog/pprof'],
 }
 
