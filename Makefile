@@ -47,7 +47,7 @@ build: install
 unit: install
 	npm run test:unit
 
-integration: install controlplane
+integration: install controlplane node
 	npm run test:integration
 
 helm:

@@ -32,6 +32,7 @@ import {
   findControlPlaneBinaries,
   KUBERNETES_VERSION,
   requireNodeBinaries,
+  requireScheduler,
 } from './control-plane-binaries.js'
 import type { ControlPlaneBinaries, NodeBinaries } from './control-plane-binaries.js'
 import { findFreePort, isPortFree } from './free-port.js'
@@ -210,9 +211,12 @@ class LocalControlPlane implements ControlPlane {
     }
     // Checked before anything starts, so a missing binary fails fast with the command to run.
     this.#nodeBinaries =
-      this.#nodes > 0 || options.podNetwork !== undefined
+      this.#nodes > 0
         ? requireNodeBinaries(binaries)
-        : undefined
+        : options.podNetwork === undefined
+          ? undefined
+          : // A real node joins: the scheduler is needed, KWOK is not (it never starts).
+            { kubeScheduler: requireScheduler(binaries), kwok: '' }
   }
 
   get nodeNames(): readonly string[] {
@@ -422,6 +426,8 @@ class LocalControlPlane implements ControlPlane {
         `--advertise-address=${network.advertiseAddress}`,
         `--tls-cert-file=${network.tlsCertFile}`,
         `--tls-private-key-file=${network.tlsKeyFile}`,
+        // The node's name resolves nowhere in the namespace (no DNS); its address does.
+        '--kubelet-preferred-address-types=InternalIP',
       ]
     }
     return [
