@@ -11,9 +11,6 @@
 import { ControllerSpecError } from './controller-spec-error.js'
 import type { ChildRule, ControllerHooks, ResourceRule } from './controller-spec-fields.js'
 import {
-  field,
-  optionalBoolean,
-  optionalObject,
   parseChildRules,
   parseHooks,
   parseLabelSelector,
@@ -22,6 +19,7 @@ import {
   resourceRule,
 } from './controller-spec-fields.js'
 import type { LabelSelectorSpec } from './hook-model.js'
+import { field, optionalBoolean, optionalObject } from './spec-field-readers.js'
 
 // The shared building blocks used to live here; callers still import them from this module.
 export { DEFAULT_WEBHOOK_TIMEOUT_MS, parseLabelSelector } from './controller-spec-fields.js'

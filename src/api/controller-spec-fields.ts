@@ -10,10 +10,10 @@
  * @module
  */
 import { parseGoDuration } from '../core/go-duration.js'
-import { isJsonObject } from '../core/kube-object.js'
 import type { JsonObject } from '../core/kube-object.js'
 import type { LabelSelectorRequirement } from '../core/label-selector.js'
 import { ControllerSpecError } from './controller-spec-error.js'
+import { field, optionalObject, optionalString, requiredString } from './spec-field-readers.js'
 import type { HookVersion, LabelSelectorSpec, ResponseDecodeMode } from './hook-model.js'
 import type { EndpointConfigSpec, EtagSpec, WebhookSecuritySpec } from './webhook-security-spec.js'
 import { parseEndpointConfigs, parseEtag, parseWebhookSecurity } from './webhook-security-spec.js'
@@ -86,43 +86,6 @@ export interface ControllerHooks {
 
 /** Default webhook timeout (10 s). */
 export const DEFAULT_WEBHOOK_TIMEOUT_MS = 10_000
-
-/** Returns `value` as an object, or throws "must be an object" for `path`. */
-export function field(value: unknown, path: string): JsonObject {
-  if (!isJsonObject(value)) throw new ControllerSpecError(path, 'must be an object')
-  return value
-}
-
-/** Returns `value` as an object, undefined when absent or null, or throws for `path`. */
-export function optionalObject(value: unknown, path: string): JsonObject | undefined {
-  return value === undefined || value === null ? undefined : field(value, path)
-}
-
-/** Reads `object[key]`, which must be a non-empty string. */
-export function requiredString(object: JsonObject, key: string, path: string): string {
-  const value = object[key]
-  if (typeof value !== 'string' || value === '') {
-    throw new ControllerSpecError(`${path}.${key}`, 'is required and must be a non-empty string')
-  }
-  return value
-}
-
-/** Reads `object[key]` as a string, undefined when absent or null. */
-export function optionalString(object: JsonObject, key: string, path: string): string | undefined {
-  const value = object[key]
-  if (value === undefined || value === null) return undefined
-  if (typeof value !== 'string') throw new ControllerSpecError(`${path}.${key}`, 'must be a string')
-  return value
-}
-
-/** Reads `object[key]` as a boolean; absent or null means false (the CRD default). */
-export function optionalBoolean(object: JsonObject, key: string, path: string): boolean {
-  const value = object[key]
-  if (value === undefined || value === null) return false
-  if (typeof value !== 'boolean')
-    throw new ControllerSpecError(`${path}.${key}`, 'must be a boolean')
-  return value
-}
 
 /** Reads the `apiVersion` and `resource` of a rule object at `path`. */
 export function resourceRule(value: unknown, path: string): ResourceRule {

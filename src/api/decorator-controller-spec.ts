@@ -21,8 +21,6 @@ import { LabelSelectorError } from '../core/label-selector-error.js'
 import { ControllerSpecError } from './controller-spec-error.js'
 import type { ChildRule, ControllerHooks, ResourceRule } from './controller-spec-fields.js'
 import {
-  field,
-  optionalBoolean,
   parseChildRules,
   parseHooks,
   parseLabelSelector,
@@ -32,6 +30,7 @@ import {
   resourceRule,
 } from './controller-spec-fields.js'
 import type { LabelSelectorSpec } from './hook-model.js'
+import { field, optionalBoolean } from './spec-field-readers.js'
 
 /**
  * An annotation selector: label-selector semantics over annotations, with free-text values.

@@ -8,7 +8,7 @@
  */
 import type { JsonObject } from '../core/kube-object.js'
 import { ControllerSpecError } from './controller-spec-error.js'
-import { field, optionalObject, optionalString, requiredString } from './controller-spec-fields.js'
+import { field, optionalObject, optionalString, requiredString } from './spec-field-readers.js'
 
 /** A Secret or ConfigMap key, by namespace and name. */
 export interface ObjectKeyRef {

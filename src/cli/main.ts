@@ -6,7 +6,7 @@
 import { realpathSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { Command, CommanderError } from 'commander'
-import { MissingBinariesError } from '../testing/control-plane-binaries.js'
+import { MissingBinariesError } from '../cluster/control-plane-binaries.js'
 import { KubeconfigError } from '../kube/kubeconfig-error.js'
 import { ExecCredentialError } from '../kube/exec-credentials.js'
 import { CliError } from './cli-error.js'
@@ -131,7 +131,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
 
 /** Checks without loading the control plane for every command: only failures pay for it. */
 async function isControlPlaneStartError(error: Error): Promise<boolean> {
-  const { ControlPlaneStartError } = await import('../testing/control-plane.js')
+  const { ControlPlaneStartError } = await import('../cluster/control-plane.js')
   return error instanceof ControlPlaneStartError
 }
 

@@ -25,6 +25,7 @@ import type { ClusterConfig } from '../kube/cluster-config.js'
 import { Discovery } from '../kube/discovery.js'
 import { DynamicClient } from '../kube/dynamic-client.js'
 import { KubeTransport } from '../kube/kube-transport.js'
+import type { RequestLimiter } from '../kube/kube-transport.js'
 import { loadClusterConfig } from '../kube/load-cluster-config.js'
 import { dynamicListWatcher } from '../runtime/list-watcher.js'
 import { stripManagedFields } from '../runtime/informer.js'
@@ -41,10 +42,9 @@ import type { ApplyStrategy } from './children/child-applier.js'
 import { ENGINE_FIELD_MANAGER, parseApplyStrategy } from './children/child-applier.js'
 import { dynamicApplier } from './children/dynamic-applier.js'
 import { ServerSideApplier } from './children/server-side-applier.js'
-import type { CompositeHooks } from './composite/composite-kind.js'
+import type { CompositeHooks, DecoratorHooks } from '../api/controller-hooks.js'
 import { compositeMetaKind } from './composite/composite-meta-kind.js'
 import { startCompositeController } from './composite/start-composite-controller.js'
-import type { DecoratorHooks } from './decorator/decorator-kind.js'
 import { decoratorMetaKind } from './decorator/decorator-meta-kind.js'
 import { startDecoratorController } from './decorator/start-decorator-controller.js'
 import type { EngineContext } from './engine-context.js'
@@ -55,6 +55,7 @@ import type { MetaKind } from './meta/meta-controller.js'
 import type { HookAddressMap } from './hooks/traced-connector.js'
 import { DEFAULT_HOOK_MAX_IN_FLIGHT, limitHooks } from './hooks/hook-call-limiter.js'
 import { hookLimiterFor } from './hooks/webhook-hooks.js'
+import { hookMetricsFor } from './metrics/hook-metrics.js'
 
 /** Raised by {@link Engine.start} when the engine cannot start (an unreachable API server). */
 export class EngineStartError extends Error {
@@ -88,8 +89,19 @@ export interface EngineOptions {
   readonly discoveryIntervalMs?: number
   /** Periodic resync of every parent (30 min, upstream `--cache-flush-interval`). */
   readonly cacheFlushIntervalMs?: number
-  /** Client-side API rate limit (1000 qps, burst 2000; see {@link DEFAULT_CLIENT_RATE_LIMIT}). */
+  /**
+   * Client-side API rate limit (1000 qps, burst 2000; see {@link DEFAULT_CLIENT_RATE_LIMIT}),
+   * applied to each client's budget separately: objects, discovery and events, as client-go.
+   */
   readonly clientRateLimit?: ClientRateLimit
+  /**
+   * Makes each client's limiter from its rate (a token bucket); tests wrap it to count what each
+   * budget spends.
+   */
+  readonly makeLimiter?: (
+    client: EngineClientBudget,
+    rate: ClientRateLimit
+  ) => RequestLimiter | undefined
   /** Serve CompositeController objects from the cluster (true). */
   readonly watchCompositeControllers?: boolean
   /** Serve DecoratorController objects from the cluster (true, when their CRD is installed). */
@@ -168,6 +180,8 @@ export class Engine {
   readonly #inProcess = new Map<string, HostedController>()
   readonly #metas: { stop(): Promise<void>; runningControllers(): string[] }[] = []
   #recorder: EventRecorder
+  /** The event recorder's own client: its own token bucket, as upstream's event broadcaster. */
+  readonly #eventClient: DynamicClient
   #started = false
 
   /**
@@ -179,25 +193,34 @@ export class Engine {
     this.#options = options
     const strategy = parseApplyStrategy(options.applyStrategy)
     this.metrics = options.metrics ?? new RuntimeMetrics()
+    // Upstream's hook and reconcile series are on /metrics from the start, as before any hook call.
+    hookMetricsFor(this.metrics.registry)
     const leadership = options.leadership
-    const limiter = tokenBucketLimiter(options.clientRateLimit ?? DEFAULT_CLIENT_RATE_LIMIT)
+    // Budgets as client-go's: the dynamic client, the discovery client and the event
+    // broadcaster's client each have a token bucket of their own at the configured rate, so
+    // discovery refreshes and events never delay child writes (watches take no token at all).
+    const rate = options.clientRateLimit ?? DEFAULT_CLIENT_RATE_LIMIT
+    const makeLimiter = options.makeLimiter ?? ((_client, r) => tokenBucketLimiter(r))
+    const limiter = makeLimiter('objects', rate)
+    const observer = this.metrics.requestObserver(new URL(config.server).host)
     this.transport = new KubeTransport(config, {
-      observer: this.metrics.requestObserver(new URL(config.server).host),
+      observer,
       // The server names the field manager of the engine's plain writes after it.
       userAgent: ENGINE_FIELD_MANAGER,
-      ...(limiter === undefined ? {} : { limiter }),
-      ...(leadership === undefined
-        ? {}
-        : {
-            beforeWrite: (method: string, path: string): void => {
-              if (!leadership.canWrite())
-                throw new NotLeaderError(`${method} ${path} refused: this replica does not lead`)
-            },
-          }),
+      ...optionalLimiter(limiter),
+      ...(leadership === undefined ? {} : { beforeWrite: guardWrites(leadership) }),
     })
     const client = new DynamicClient(this.transport)
     const log = options.log ?? silentLogger
-    this.#recorder = new EventRecorder(client, {
+    this.#eventClient = new DynamicClient(
+      new KubeTransport(config, {
+        observer,
+        userAgent: ENGINE_FIELD_MANAGER,
+        ...optionalLimiter(makeLimiter('events', rate)),
+        ...(leadership === undefined ? {} : { beforeWrite: guardWrites(leadership) }),
+      })
+    )
+    this.#recorder = new EventRecorder(this.#eventClient, {
       log,
       ...(options.eventsBurst === undefined ? {} : { burst: options.eventsBurst }),
       ...(options.eventsQps === undefined ? {} : { qps: options.eventsQps }),
@@ -209,7 +232,7 @@ export class Engine {
         : compileLabelSelector(parseSelectorString(options.targetLabelSelector))
     this.#context = {
       client,
-      discovery: new Discovery(this.transport, {
+      discovery: new Discovery(this.transport.withLimiter(makeLimiter('discovery', rate)), {
         refreshIntervalMs: options.discoveryIntervalMs ?? 30_000,
         onError: (groupVersion, error) => {
           log.warn('discovery failed for a group version', { groupVersion, error })
@@ -424,7 +447,12 @@ export class Engine {
     type: 'CompositeController' | 'DecoratorController'
   ): Hooks {
     const { hookMaxInFlight, metrics } = this.#context
-    const limiter = hookLimiterFor(hookMaxInFlight, metrics?.hooks, name, type)
+    const limiter = hookLimiterFor(
+      hookMaxInFlight,
+      metrics && hookMetricsFor(metrics.registry),
+      name,
+      type
+    )
     return limiter === undefined ? hooks : limitHooks(hooks, limiter)
   }
 
@@ -455,6 +483,21 @@ export class Engine {
     await this.#context.informers.stopAll()
     this.#context.discovery.stop()
     await this.#recorder.flush()
-    await this.transport.close()
+    await Promise.all([this.transport.close(), this.#eventClient.transport.close()])
   }
+}
+
+/** The engine's API clients that each have a rate-limit budget of their own. */
+export type EngineClientBudget = 'objects' | 'discovery' | 'events'
+
+/** Refuses writes while the replica does not lead (the transports' `beforeWrite`). */
+function guardWrites(leadership: EngineLeadership): (method: string, path: string) => void {
+  return (method, path) => {
+    if (!leadership.canWrite())
+      throw new NotLeaderError(`${method} ${path} refused: this replica does not lead`)
+  }
+}
+
+function optionalLimiter(limiter: RequestLimiter | undefined): { limiter?: RequestLimiter } {
+  return limiter === undefined ? {} : { limiter }
 }

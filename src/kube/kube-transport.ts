@@ -48,6 +48,11 @@ export interface KubeStream {
   readonly body: Dispatcher.ResponseData['body']
 }
 
+/** What {@link KubeTransport.withLimiter} returns: JSON requests under their own budget. */
+export interface LimitedTransport {
+  requestJson<T = unknown>(req: KubeRequest): Promise<T>
+}
+
 /** Waits for a client-side rate limit before a request, returning how long it waited. */
 export interface RequestLimiter {
   take(signal?: AbortSignal): Promise<number>
@@ -187,28 +192,55 @@ export class KubeTransport {
 
   /** Sends a request and returns the parsed JSON body of a 2xx response. */
   async requestJson<T = unknown>(req: KubeRequest): Promise<T> {
-    const response = await this.#send(req, false)
+    return this.#requestJson<T>(req, this.#limiter)
+  }
+
+  /**
+   * A view of this transport (same connections, credentials and metrics) whose requests wait for
+   * `limiter` instead of the transport's own.
+   *
+   * @remarks
+   * client-go gives every client built from one config a token bucket of its own, so upstream's
+   * discovery client never spends the tokens its dynamic client needs for writes; a view gives a
+   * second client that budget without a second connection pool.
+   */
+  withLimiter(limiter: RequestLimiter | undefined): LimitedTransport {
+    return { requestJson: <T>(req: KubeRequest) => this.#requestJson<T>(req, limiter) }
+  }
+
+  async #requestJson<T>(req: KubeRequest, limiter: RequestLimiter | undefined): Promise<T> {
+    const response = await this.#send(req, limiter)
     const text = await response.body.text()
     return (text === '' ? undefined : JSON.parse(text)) as T
   }
 
   /** Sends a request and returns the body of a 2xx response as text (for `/readyz`, `/version`…). */
   async requestText(req: KubeRequest): Promise<string> {
-    const response = await this.#send(req, false)
+    const response = await this.#send(req, this.#limiter)
     return await response.body.text()
   }
 
-  /** Sends a request and returns the open body of a 2xx response, for line-delimited watches. */
+  /**
+   * Sends a request and returns the open body of a 2xx response, for line-delimited watches.
+   *
+   * @remarks
+   * A watch is one long-running request, not a rate of requests: like the API server, which
+   * counts long-running requests apart from its in-flight limits, it takes no client-side token.
+   */
   async stream(req: KubeRequest): Promise<KubeStream> {
-    const response = await this.#send(req, true)
+    const response = await this.#send(req, undefined, true)
     return { statusCode: response.statusCode, body: response.body }
   }
 
-  async #send(req: KubeRequest, streaming: boolean): Promise<Dispatcher.ResponseData> {
+  async #send(
+    req: KubeRequest,
+    limiter: RequestLimiter | undefined,
+    streaming = false
+  ): Promise<Dispatcher.ResponseData> {
     const path = buildRequestPath(this.#basePath, req.path, req.query)
     let reauthenticated = false
     for (let attempt = 0; ; attempt++) {
-      const throttledMs = (await this.#limiter?.take(req.signal)) ?? 0
+      const throttledMs = (await limiter?.take(req.signal)) ?? 0
       // Checked after the limiter's wait, so a write queued before leadership ended is refused.
       if (req.method !== 'GET') this.#beforeWrite?.(req.method, req.path)
       const started = Date.now()

@@ -11,7 +11,6 @@
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from './prom-client-core.js'
 import type { RequestObserver } from '../kube/kube-transport.js'
-import { HookMetrics } from './hook-metrics.js'
 import type { InformerObserver, InformerRestartReason } from './informer.js'
 import type { WorkQueueMetrics } from './work-queue-metrics.js'
 import type { QueueStallMetrics } from './queue-stall-watch.js'
@@ -25,8 +24,6 @@ const QUEUE_BUCKETS = [1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 0.01, 0.1, 1, 10]
 export class RuntimeMetrics {
   /** The registry to expose on `/metrics`. */
   readonly registry: Registry
-  /** Upstream's hook metrics and controller-runtime's reconcile metrics. */
-  readonly hooks: HookMetrics
   readonly #requests: Counter<'code' | 'method' | 'host'>
   readonly #requestLatency: Histogram<'verb' | 'host'>
   readonly #rateLimiterLatency: Histogram<'verb' | 'host'>
@@ -58,7 +55,6 @@ export class RuntimeMetrics {
 
   constructor(registry: Registry = new Registry()) {
     this.registry = registry
-    this.hooks = new HookMetrics(registry)
     const registers = [registry]
     this.#requests = new Counter({
       name: 'rest_client_requests_total',

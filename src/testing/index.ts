@@ -1,5 +1,6 @@
 /**
- * The test kit: a real local Kubernetes control plane, like controller-runtime's envtest.
+ * The test kit: a real local Kubernetes control plane, like controller-runtime's envtest, and
+ * `waitFor`. The control plane itself lives in `src/cluster/`, which `metactl cluster` also runs.
  *
  * @example
  * ```ts
@@ -17,8 +18,8 @@ export {
   ControlPlaneStartError,
   UNPRIVILEGED_USER,
   UNPRIVILEGED_CONTEXT,
-} from './control-plane.js'
-export type { ControlPlane, ControlPlaneOptions } from './control-plane.js'
+} from '../cluster/control-plane.js'
+export type { ControlPlane, ControlPlaneOptions } from '../cluster/control-plane.js'
 export {
   findControlPlaneBinaries,
   defaultBinaryDir,
@@ -26,11 +27,16 @@ export {
   MissingBinariesError,
   KUBERNETES_VERSION,
   ETCD_VERSION,
-} from './control-plane-binaries.js'
-export type { ControlPlaneBinaries } from './control-plane-binaries.js'
-export { installCrds, parseManifests, readManifestFile, CRD_RESOURCE } from './install-crds.js'
-export type { CrdSource } from './install-crds.js'
-export { metacontrollerCrdFiles } from './metacontroller-crds.js'
-export { waitFor, WaitTimeoutError } from './wait-for.js'
-export type { WaitForOptions } from './wait-for.js'
-export { findFreePort } from './free-port.js'
+} from '../cluster/control-plane-binaries.js'
+export type { ControlPlaneBinaries } from '../cluster/control-plane-binaries.js'
+export {
+  installCrds,
+  parseManifests,
+  readManifestFile,
+  CRD_RESOURCE,
+} from '../cluster/install-crds.js'
+export type { CrdSource } from '../cluster/install-crds.js'
+export { metacontrollerCrdFiles } from '../cluster/metacontroller-crds.js'
+export { waitFor, WaitTimeoutError } from '../runtime/wait-for.js'
+export type { WaitForOptions } from '../runtime/wait-for.js'
+export { findFreePort } from '../cluster/free-port.js'

@@ -8,8 +8,8 @@ import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
 import { promisify } from 'node:util'
 import { metactl } from '../support/run-metactl.js'
-import { readControlPlaneState } from '../../src/testing/control-plane-state.js'
-import { isProcessRunning } from '../../src/testing/managed-process.js'
+import { readControlPlaneState } from '../../src/cluster/control-plane-state.js'
+import { isProcessRunning } from '../../src/cluster/managed-process.js'
 
 const exec = promisify(execFile)
 

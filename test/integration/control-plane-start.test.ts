@@ -11,10 +11,10 @@ import {
   MissingBinariesError,
   startControlPlane,
 } from '../../src/testing/index.js'
-import { NODES } from '../../src/testing/simulated-nodes.js'
-import { readControlPlaneState } from '../../src/testing/control-plane-state.js'
-import { isProcessRunning } from '../../src/testing/managed-process.js'
-import { findFreePort } from '../../src/testing/free-port.js'
+import { NODES } from '../../src/cluster/simulated-nodes.js'
+import { readControlPlaneState } from '../../src/cluster/control-plane-state.js'
+import { isProcessRunning } from '../../src/cluster/managed-process.js'
+import { findFreePort } from '../../src/cluster/free-port.js'
 import { createServer } from 'node:net'
 
 // These start their own control planes (useExistingCluster: false), beside the shared one.

@@ -13,7 +13,7 @@ import { readWatchEvents } from '../../src/kube/watch-event.js'
 import { NAMESPACES, PODS, SERVICES } from '../../src/kube/well-known-resources.js'
 import { startControlPlane, waitFor } from '../../src/testing/index.js'
 import type { ControlPlane } from '../../src/testing/index.js'
-import { isNodeReady, NODES } from '../../src/testing/simulated-nodes.js'
+import { isNodeReady, NODES } from '../../src/cluster/simulated-nodes.js'
 
 const DEPLOYMENTS: ResourceRef = {
   group: 'apps',

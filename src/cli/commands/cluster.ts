@@ -1,18 +1,18 @@
 import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { Command, Option } from 'commander'
-import { startControlPlane } from '../../testing/control-plane.js'
+import { startControlPlane } from '../../cluster/control-plane.js'
 import {
   readControlPlaneState,
   runningProcesses,
   statePath,
   stopRecordedProcesses,
-} from '../../testing/control-plane-state.js'
-import { findControlPlaneBinaries } from '../../testing/control-plane-binaries.js'
+} from '../../cluster/control-plane-state.js'
+import { findControlPlaneBinaries } from '../../cluster/control-plane-binaries.js'
 import { loadClusterConfig } from '../../kube/load-cluster-config.js'
 import { KubeTransport } from '../../kube/kube-transport.js'
 import { DynamicClient } from '../../kube/dynamic-client.js'
-import { isNodeReady, NODES } from '../../testing/simulated-nodes.js'
+import { isNodeReady, NODES } from '../../cluster/simulated-nodes.js'
 import { startRealNodeCluster } from '../../cluster/real-node/start-real-node-cluster.js'
 import { stopRealNodeCluster } from '../../cluster/real-node/stop-real-node-cluster.js'
 import { readRealNodeState } from '../../cluster/real-node/real-node-state.js'

@@ -18,6 +18,8 @@ import type { DesiredChildrenRules } from '../../engine/children/desired-childre
 import { prepareDesiredChildren } from '../../engine/children/desired-children.js'
 import type { ParentSelector } from '../../engine/composite/composite-selector.js'
 import { DEFAULT_REVISION_NAMESPACE } from '../../engine/engine.js'
+import { upToDateTest } from '../../engine/children/child-applier.js'
+import { dynamicApplier } from '../../engine/children/dynamic-applier.js'
 import { assembleRollout } from '../../engine/rollout/assemble-rollout.js'
 import type { RolloutOutcome } from '../../engine/rollout/assemble-rollout.js'
 import {
@@ -113,7 +115,15 @@ export async function renderRollout(input: RolloutRenderInput): Promise<RolloutO
       { method: rule.rule.updateMethod, statusChecks: rule.rule.statusChecks },
     ])
   )
-  return assembleRollout(parent, answers, input.observed, rules, claimed)
+  // render shows the dynamic apply's plan, so its up-to-date test is the dynamic apply's.
+  return assembleRollout(
+    parent,
+    answers,
+    input.observed,
+    rules,
+    claimed,
+    upToDateTest(dynamicApplier)
+  )
 }
 
 function revisionLine(revision: ControllerRevision, index: number, isNew: boolean): string {

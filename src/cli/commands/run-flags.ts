@@ -9,7 +9,7 @@ import { compileLabelSelector, parseSelectorString } from '../../core/label-sele
 import type { ApplyStrategy } from '../../engine/children/child-applier.js'
 import { parseApplyStrategy } from '../../engine/children/child-applier.js'
 import { DEFAULT_REVISION_NAMESPACE } from '../../engine/engine.js'
-import { parseListenAddress } from '../../engine/ops/ops-server.js'
+import { parseListenAddress } from './ops-server.js'
 import { parseHookAddress } from '../../engine/hooks/traced-connector.js'
 import type { HookAddressMap } from '../../engine/hooks/traced-connector.js'
 import { LEADER_ELECTION_DEFAULTS } from '../../runtime/leader-election.js'

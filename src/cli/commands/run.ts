@@ -9,7 +9,7 @@ import {
   startRivalDetection,
 } from '../../engine/leader/engine-leader-election.js'
 import type { EngineLeaderElection } from '../../engine/leader/engine-leader-election.js'
-import { startOpsServer } from '../../engine/ops/ops-server.js'
+import { startOpsServer } from './ops-server.js'
 import type { ClusterConfig } from '../../kube/cluster-config.js'
 import { loadClusterConfig, SERVICE_ACCOUNT_DIR } from '../../kube/load-cluster-config.js'
 import { EventLoopWatchdog } from '../../runtime/event-loop-watchdog.js'

@@ -11,12 +11,12 @@ import type { ClusterConfig } from '../../kube/cluster-config.js'
 import { DynamicClient } from '../../kube/dynamic-client.js'
 import { KubeTransport } from '../../kube/kube-transport.js'
 import { loadClusterConfig } from '../../kube/load-cluster-config.js'
-import { findControlPlaneBinaries } from '../../testing/control-plane-binaries.js'
-import { readControlPlaneState, runningProcesses } from '../../testing/control-plane-state.js'
-import type { ControlPlaneState } from '../../testing/control-plane-state.js'
-import { startControlPlane } from '../../testing/control-plane.js'
-import { installCrds } from '../../testing/install-crds.js'
-import { metacontrollerCrdFiles } from '../../testing/metacontroller-crds.js'
+import { findControlPlaneBinaries } from '../../cluster/control-plane-binaries.js'
+import { readControlPlaneState, runningProcesses } from '../../cluster/control-plane-state.js'
+import type { ControlPlaneState } from '../../cluster/control-plane-state.js'
+import { startControlPlane } from '../../cluster/control-plane.js'
+import { installCrds } from '../../cluster/install-crds.js'
+import { metacontrollerCrdFiles } from '../../cluster/metacontroller-crds.js'
 
 /** A connection to the dev cluster, and how it was obtained. */
 export interface DevCluster {

@@ -8,8 +8,8 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { relative } from 'node:path'
 import type { KubeObject } from '../../core/kube-object.js'
-import { parseManifests } from '../../testing/install-crds.js'
-import { manifestFilesIn } from '../../testing/metacontroller-crds.js'
+import { parseManifests } from '../../cluster/install-crds.js'
+import { manifestFilesIn } from '../../cluster/metacontroller-crds.js'
 import { CliError } from '../cli-error.js'
 
 /** The manifests `metactl dev` applies and serves. */

@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { Command } from 'commander'
 import { CrdSchemaError } from '../../sdk/crd-schema.js'
 import { crdToTypeScript } from '../../sdk/crd-types.js'
-import { parseManifests } from '../../testing/install-crds.js'
+import { parseManifests } from '../../cluster/install-crds.js'
 import { CliError } from '../cli-error.js'
 import type { CliIo } from '../cli-io.js'
 

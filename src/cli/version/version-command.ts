@@ -6,7 +6,7 @@
  * @module
  */
 import { Command, Option } from 'commander'
-import { KUBERNETES_VERSION } from '../../testing/control-plane-binaries.js'
+import { KUBERNETES_VERSION } from '../../cluster/control-plane-binaries.js'
 import type { CliIo } from '../cli-io.js'
 import { clusterOptions, connectCluster } from '../cluster-connection.js'
 import type { ClusterFlags } from '../cluster-connection.js'

@@ -8,7 +8,7 @@
 import { accessSync, constants, existsSync, readFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { delimiter, join } from 'node:path'
-import { KUBERNETES_VERSION } from '../../testing/control-plane-binaries.js'
+import { KUBERNETES_VERSION } from '../control-plane-binaries.js'
 import { hostCgroupV1Mounts } from './cgroup-root.js'
 
 /** containerd release (keep in step with tools/node/build.sh). */

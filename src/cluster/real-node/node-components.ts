@@ -11,9 +11,9 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import type { DynamicClient } from '../../kube/dynamic-client.js'
 import { NotFoundError } from '../../kube/api-error.js'
-import { logTail, ManagedProcess } from '../../testing/managed-process.js'
-import { isNodeReady, NODES } from '../../testing/simulated-nodes.js'
-import { waitFor } from '../../testing/wait-for.js'
+import { logTail, ManagedProcess } from '../managed-process.js'
+import { isNodeReady, NODES } from '../simulated-nodes.js'
+import { waitFor } from '../../runtime/wait-for.js'
 import {
   cniConfList,
   containerdConfigToml,

@@ -7,7 +7,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs'
 import { isJsonObject } from '../../core/kube-object.js'
-import type { RecordedProcess } from '../../testing/control-plane-state.js'
+import type { RecordedProcess } from '../control-plane-state.js'
 
 /** The record of a real node's cluster. */
 export interface RealNodeState {

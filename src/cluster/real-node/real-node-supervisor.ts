@@ -7,11 +7,11 @@
  * @module
  */
 import { join } from 'node:path'
-import { startControlPlane } from '../../testing/control-plane.js'
-import { findControlPlaneBinaries } from '../../testing/control-plane-binaries.js'
-import { ManagedProcess } from '../../testing/managed-process.js'
-import type { RecordedProcess } from '../../testing/control-plane-state.js'
-import { waitFor } from '../../testing/wait-for.js'
+import { startControlPlane } from '../control-plane.js'
+import { findControlPlaneBinaries } from '../control-plane-binaries.js'
+import { ManagedProcess } from '../managed-process.js'
+import type { RecordedProcess } from '../control-plane-state.js'
+import { waitFor } from '../../runtime/wait-for.js'
 import { createCgroupRoot, hostCgroupV1Mounts } from './cgroup-root.js'
 import { ensureClusterPki } from './cluster-pki.js'
 import {

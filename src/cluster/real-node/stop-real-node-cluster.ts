@@ -8,8 +8,8 @@
  * @module
  */
 import { readdirSync, rmdirSync, rmSync } from 'node:fs'
-import { readControlPlaneState, stopRecordedProcesses } from '../../testing/control-plane-state.js'
-import { stopProcess } from '../../testing/managed-process.js'
+import { readControlPlaneState, stopRecordedProcesses } from '../control-plane-state.js'
+import { stopProcess } from '../managed-process.js'
 import { cgroupPids, removeCgroupRoot } from './cgroup-root.js'
 import { namespaceId } from './namespace-setup.js'
 import { realNodeLayout } from './real-node-layout.js'

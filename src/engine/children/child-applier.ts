@@ -7,6 +7,7 @@
  * @module
  */
 import type { KubeObject } from '../../core/kube-object.js'
+import { gvkKey } from '../../api/hook-model.js'
 import type { ObjectClient } from '../../kube/object-client.js'
 import type { ChildPlan, ChildType } from './plan-children.js'
 
@@ -76,4 +77,28 @@ export interface ChildApplier {
   writes(plan: ChildPlan, context: ChildWriteContext): readonly ChildWrite[]
   /** Tells the applier that a child it may have applied was deleted. */
   forget(type: string, object: KubeObject): void
+  /**
+   * Tells whether an observed child already holds what the hook desires, in this strategy's
+   * terms: the rollout moves on (or adopts a child into the latest revision) only then.
+   *
+   * @remarks
+   * Each strategy writes children differently (the dynamic apply leaves a last-applied
+   * annotation, server-side apply leaves managed fields), so only the strategy that wrote a
+   * child can say whether it is done with it.
+   *
+   * @throws Error when the observed child cannot be read for the check (e.g. an unreadable
+   *   last-applied annotation); the caller treats that as not up to date.
+   */
+  isUpToDate(type: string, observed: KubeObject, desired: KubeObject): boolean
+}
+
+/**
+ * The applier's up-to-date test keyed by the observed child's own type, as the rollout planner
+ * asks it (it knows children by kind and name, not by GVK key).
+ */
+export function upToDateTest(
+  applier: ChildApplier
+): (observed: KubeObject, desired: KubeObject) => boolean {
+  return (observed, desired) =>
+    applier.isUpToDate(gvkKey(observed.apiVersion, observed.kind), observed, desired)
 }

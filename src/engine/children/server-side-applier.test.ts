@@ -5,6 +5,7 @@ import type { UpdateMethod } from '../../api/composite-controller-spec.js'
 import { ApiError, ConflictError, ForbiddenError } from '../../kube/api-error.js'
 import type { PatchOptions, ResourceRef } from '../../kube/dynamic-client.js'
 import type { DeleteOptions } from '../../kube/dynamic-client.js'
+import { dynamicApplier } from './dynamic-applier.js'
 import { LAST_APPLIED_ANNOTATION } from './dynamic-apply.js'
 import { manageChildren } from './manage-children.js'
 import { planChildren } from './plan-children.js'
@@ -288,5 +289,60 @@ describe('ServerSideApplier', () => {
       ['ConfigMap.v1 ns/a']
     )
     assert.equal(fake.calls.length, 2)
+  })
+
+  describe('isUpToDate (the rollout asks it before moving on)', () => {
+    const owner = {
+      apiVersion: 'example.com/v1',
+      kind: 'Web',
+      name: 'web',
+      uid: 'uid-web',
+      controller: true,
+      blockOwnerDeletion: true,
+    }
+    const applyEcho = () => {
+      let version = 10
+      return fakeClient((body) => {
+        const object = body as KubeObject
+        return {
+          ...object,
+          metadata: { ...object.metadata, uid: 'uid-a', resourceVersion: String(++version) },
+        }
+      })
+    }
+
+    it('holds for a child it applied, with no last-applied annotation (the dynamic apply never says so)', async () => {
+      const fake = applyEcho()
+      const applier = new ServerSideApplier({ client: fake.client })
+      await sync(applier, fake.client, undefined, desired({ v: '2' }), 'RollingInPlace')
+      const child = observed({ v: '2' }, { resourceVersion: '11', ownerReferences: [owner] })
+      assert.equal(applier.isUpToDate(CM, child, desired({ v: '2' })), true)
+      assert.equal(dynamicApplier.isUpToDate(CM, child, desired({ v: '2' })), false)
+    })
+
+    it('fails while a desired field does not hold its value', () => {
+      const applier = new ServerSideApplier({ client: fakeClient(() => parent).client })
+      const child = observed({ v: '1' }, { ownerReferences: [owner] })
+      assert.equal(applier.isUpToDate(CM, child, desired({ v: '2' })), false)
+    })
+
+    it('fails when what it applied at the observed version is not what is desired now (a dropped field)', async () => {
+      const fake = applyEcho()
+      const applier = new ServerSideApplier({ client: fake.client })
+      await sync(applier, fake.client, undefined, desired({ v: '1', extra: 'x' }), 'RollingInPlace')
+      const child = observed(
+        { v: '1', extra: 'x' },
+        { resourceVersion: '11', ownerReferences: [owner] }
+      )
+      // Every desired field holds, but the applied configuration still owns `extra`.
+      assert.equal(applier.isUpToDate(CM, child, desired({ v: '1' })), false)
+      assert.equal(applier.isUpToDate(CM, child, desired({ v: '1', extra: 'x' })), true)
+    })
+
+    it('falls back to the fields alone for a child it has no record of (after a restart)', () => {
+      const applier = new ServerSideApplier({ client: fakeClient(() => parent).client })
+      const child = observed({ v: '2', other: 'kept' }, { ownerReferences: [owner] })
+      assert.equal(applier.isUpToDate(CM, child, desired({ v: '2' })), true)
+    })
   })
 })

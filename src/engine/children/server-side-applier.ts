@@ -17,6 +17,8 @@
  * @module
  */
 import type { KubeObject } from '../../core/kube-object.js'
+import { objectKey } from '../../core/object-key.js'
+import { controllerRefOf } from '../../core/owner-references.js'
 import { ApiError, ConflictError, ForbiddenError, NotFoundError } from '../../kube/api-error.js'
 import type { ObjectCallOptions, PatchOptions, ResourceRef } from '../../kube/dynamic-client.js'
 import type { Logger } from '../../runtime/logger.js'
@@ -34,6 +36,7 @@ import {
   configurationHash,
   decideServerSideApply,
   hasLastApplied,
+  isAppliedIn,
   sanitizeObject,
 } from './decide-server-side-apply.js'
 import { deleteChild } from './delete-child.js'
@@ -109,9 +112,31 @@ export class ServerSideApplier implements ChildApplier {
 
   /** Drops the record of a deleted child. */
   forget(type: string, object: KubeObject): void {
-    const namespace = object.metadata.namespace
-    const name = object.metadata.name ?? ''
-    this.#records.delete(`${type} ${namespace === undefined ? name : `${namespace}/${name}`}`)
+    this.#records.delete(`${type} ${objectKey(object)}`)
+  }
+
+  /**
+   * Up to date when every field of the configuration holds its value in the child, and, when
+   * this process applied to the child at its observed `resourceVersion`, what it applied is the
+   * configuration asked for now.
+   *
+   * @remarks
+   * The record catches what the field comparison cannot: a field the new configuration drops is
+   * still on the child until the configuration is applied (the server removes it then).
+   */
+  isUpToDate(type: string, observed: KubeObject, desired: KubeObject): boolean {
+    if (!isAppliedIn(sanitizeObject(desired), observed)) return false
+    const record = this.#records.get(`${type} ${objectKey(observed)}`)
+    const owner = controllerRefOf(observed)
+    if (
+      record === undefined ||
+      owner === undefined ||
+      record.uid !== observed.metadata.uid ||
+      record.resourceVersion !== observed.metadata.resourceVersion
+    ) {
+      return true
+    }
+    return record.hash === configurationHash(applyConfiguration(desired, owner))
   }
 
   async #write(job: ApplyJob): Promise<ChildWriteOutcome> {

@@ -11,7 +11,7 @@
  * @module
  */
 import type { HookFunction } from '../../api/hook-model.js'
-import type { HookCallWaitObserver, MeteredHook } from '../../runtime/hook-metrics.js'
+import type { HookCallWaitObserver, MeteredHook } from '../metrics/hook-metrics.js'
 
 /**
  * Default of `--hook-max-in-flight`: over three times the default 5 workers (each calls one hook

@@ -1,7 +1,7 @@
 import { timeoutSignal } from '../../core/timeout-signal.js'
 import { request } from '../../kube/undici-core.js'
 import type { Agent } from 'undici'
-import type { HookRequestObserver } from '../../runtime/hook-metrics.js'
+import type { HookRequestObserver } from '../metrics/hook-metrics.js'
 import { RetryAfterError } from '../../runtime/reconcile-errors.js'
 import { HookCallError } from './hook-errors.js'
 

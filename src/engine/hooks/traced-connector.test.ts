@@ -3,7 +3,7 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { Agent, request } from 'undici'
-import type { ConnectPhase } from '../../runtime/hook-metrics.js'
+import type { ConnectPhase } from '../metrics/hook-metrics.js'
 import { hookAddressKey, parseHookAddress, tracedConnector } from './traced-connector.js'
 
 describe('tracedConnector', () => {

@@ -13,7 +13,7 @@ import type { LookupFunction } from 'node:net'
 import type { buildConnector as BuildConnector } from 'undici'
 // The library file, not undici's index: the index loads fetch, WebSocket and more (memory).
 import { buildConnector } from '../../kube/undici-core.js'
-import type { ConnectPhase } from '../../runtime/hook-metrics.js'
+import type { ConnectPhase } from '../metrics/hook-metrics.js'
 
 /** Where connections for one `host:port` go instead. */
 export interface HookAddress {

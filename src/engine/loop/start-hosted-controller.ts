@@ -7,6 +7,7 @@
 import type { EngineContext } from '../engine-context.js'
 import type { ControllerKind } from './parent-controller.js'
 import { ParentController } from './parent-controller.js'
+import { hookMetricsFor } from '../metrics/hook-metrics.js'
 
 /** How long a hosted controller's caches may take to sync before its start fails (2 min). */
 export const CACHE_SYNC_TIMEOUT_MS = 120_000
@@ -50,7 +51,7 @@ export async function startHostedController(
       : {
           queueMetrics: context.metrics.workQueue(kind.name),
           // controller_runtime_reconcile_* per hosted controller, named as its queue.
-          observer: context.metrics.hooks.reconcileObserver(kind.name),
+          observer: hookMetricsFor(context.metrics.registry).reconcileObserver(kind.name),
         }),
   })
   // A cache that never syncs (no RBAC to list a child type, an API that went away) must fail

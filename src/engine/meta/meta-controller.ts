@@ -20,6 +20,7 @@ import type { CredentialReader } from '../hooks/webhook-credentials.js'
 import type { HostedController } from '../loop/start-hosted-controller.js'
 import { CredentialWatch } from './credential-watch.js'
 import type { CredentialRef } from './credential-watch.js'
+import { hookMetricsFor } from '../metrics/hook-metrics.js'
 
 /** How often discovery is refreshed while a controller waits for a resource (2 s). */
 export const WAITING_DISCOVERY_INTERVAL_MS = 2000
@@ -101,7 +102,7 @@ export class MetaController<Definition> {
       queue: this.#queue,
       ...(context.metrics === undefined
         ? {}
-        : { observer: context.metrics.hooks.reconcileObserver(name) }),
+        : { observer: hookMetricsFor(context.metrics.registry).reconcileObserver(name) }),
       // Several workers: one controller whose caches are slow to sync does not hold up the rest.
       workers: 4,
       reconcile: (name, reconcileContext) => this.#reconcile(name, reconcileContext.signal),
@@ -265,6 +266,14 @@ export class MetaController<Definition> {
       'CreateError',
       `Cannot create new controller: ${message}`
     )
+    if (unknown) {
+      // Not a fault: a CRD being installed, or deleted and re-created (a restart can race it).
+      this.#context.log.info('controller waits for discovery to serve its resources', {
+        controller: name,
+        reason: message,
+      })
+      return
+    }
     this.#context.log.error('cannot create controller', { controller: name, error })
   }
 

@@ -6,6 +6,7 @@
 import type { EngineContext } from '../engine-context.js'
 import type { CredentialReader } from '../hooks/webhook-credentials.js'
 import type { BuildWebhooksOptions } from '../hooks/webhook-hooks.js'
+import { hookMetricsFor } from '../metrics/hook-metrics.js'
 
 /**
  * The options both controller kinds pass to their webhook builders: one place, so an engine-wide
@@ -22,7 +23,7 @@ export function webhookOptionsFor(
     credentials,
     controllerName,
     controllerType,
-    ...(context.metrics === undefined ? {} : { metrics: context.metrics.hooks }),
+    ...(context.metrics === undefined ? {} : { metrics: hookMetricsFor(context.metrics.registry) }),
     ...(context.hookResponseLimitBytes === undefined
       ? {}
       : { maxResponseBytes: context.hookResponseLimitBytes }),

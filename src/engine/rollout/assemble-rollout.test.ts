@@ -3,6 +3,8 @@ import { describe, it } from 'node:test'
 import type { KubeObject } from '../../core/kube-object.js'
 import { objectKey } from '../../core/object-key.js'
 import type { CompositeSyncResponse, ObjectsByType } from '../../api/hook-model.js'
+import { upToDateTest } from '../children/child-applier.js'
+import { dynamicApplier } from '../children/dynamic-applier.js'
 import { setLastApplied } from '../children/dynamic-apply.js'
 import { assembleRollout, planRevisionWrites, relativeName } from './assemble-rollout.js'
 import type { RevisionAnswer } from './assemble-rollout.js'
@@ -59,6 +61,9 @@ const parentNs: KubeObject = {
 
 const claim = (...names: string[]): RevisionChildren[] => [{ apiGroup: '', kind: 'Pod', names }]
 
+/** The fixtures carry last-applied annotations: the dynamic apply's test fits them. */
+const DYNAMIC_UP_TO_DATE = upToDateTest(dynamicApplier)
+
 describe('assembleRollout', () => {
   it('keeps rolling a namespaced parent past its first child (upstream stalls: bare-name lookup)', () => {
     const latest = revision('v2', claim('a'))
@@ -71,7 +76,8 @@ describe('assembleRollout', () => {
       ],
       uniform([ready(pod('a', 'v2')), ready(pod('b', 'v1'))]),
       RULES,
-      [latest, old]
+      [latest, old],
+      DYNAMIC_UP_TO_DATE
     )
     assert.equal(outcome.plan.moved?.name, 'b')
     assert.equal(outcome.plan.waiting, undefined)
@@ -89,7 +95,8 @@ describe('assembleRollout', () => {
       // a is on v2 but not ready yet: nothing moves.
       uniform([setLastApplied(pod('a', 'v2')), ready(pod('b', 'v1')), ready(pod('c', 'v1'))]),
       RULES,
-      [latest, old]
+      [latest, old],
+      DYNAMIC_UP_TO_DATE
     )
     assert.deepEqual(
       outcome.response.children.map(
@@ -114,7 +121,8 @@ describe('assembleRollout', () => {
       ],
       uniform([ready(pod('a', 'v2')), ready(pod('b', 'v1'))]),
       RULES,
-      [latest, old]
+      [latest, old],
+      DYNAMIC_UP_TO_DATE
     )
     assert.deepEqual(outcome.response.status, {
       conditions: [
@@ -142,7 +150,8 @@ describe('assembleRollout', () => {
       // b already matches v2: it moves at once, and v1 is left empty.
       uniform([ready(pod('a', 'v2')), ready(pod('b', 'v2'))]),
       RULES,
-      [latest, old]
+      [latest, old],
+      DYNAMIC_UP_TO_DATE
     )
     assert.deepEqual(
       outcome.revisions.map((r) => r.metadata.name),
@@ -168,7 +177,8 @@ describe('assembleRollout', () => {
       [answer(latest, [pod('a', 'v2', 'x'), pod('a', 'v2', 'y')])],
       uniform([]),
       RULES,
-      []
+      [],
+      DYNAMIC_UP_TO_DATE
     )
     assert.deepEqual(outcome.revisions[0]?.children, claim('x/a', 'y/a'))
     assert.deepEqual(

@@ -13,6 +13,7 @@ import type { ControllerRevision } from './controller-revision.js'
 import { countClaims, groupKindKey } from './controller-revision.js'
 import type { ParentRevision } from './parent-revisions.js'
 import type {
+  ChildUpToDate,
   RelativeObjects,
   RolloutChildRef,
   RolloutChildRule,
@@ -95,7 +96,8 @@ export function assembleRollout(
   answers: readonly RevisionAnswer[],
   observed: ObjectsByType,
   rules: ReadonlyMap<string, RolloutChildRule>,
-  observedRevisions: readonly ControllerRevision[]
+  observedRevisions: readonly ControllerRevision[],
+  isUpToDate: ChildUpToDate
 ): RolloutOutcome {
   const latest = answers[0]
   if (latest === undefined) throw new Error('a rollout needs the latest revision')
@@ -109,6 +111,7 @@ export function assembleRollout(
     latestOrder: latest.response.children.map((c) => refOf(parentNamespace, c)),
     observed: byRelativeName(parentNamespace, observed),
     rules,
+    isUpToDate,
   })
   const kept = answers.flatMap((answer, index) => {
     const children = plan.claims[index] ?? []

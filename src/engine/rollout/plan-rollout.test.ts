@@ -4,8 +4,16 @@ import type { KubeObject } from '../../core/kube-object.js'
 import type { StatusConditionCheck, UpdateMethod } from '../../api/controller-spec-fields.js'
 import { setLastApplied } from '../children/dynamic-apply.js'
 import type { RevisionChildren } from './controller-revision.js'
+import { upToDateTest } from '../children/child-applier.js'
+import { dynamicApplier } from '../children/dynamic-applier.js'
 import { checkChildStatus, planRollout } from './plan-rollout.js'
-import type { RelativeObjects, RevisionState, RolloutChildRule } from './plan-rollout.js'
+import type {
+  RelativeObjects,
+  RevisionState,
+  RolloutChildRule,
+  RolloutInput,
+  RolloutPlan,
+} from './plan-rollout.js'
 
 const POD = 'Pod.'
 const READY: StatusConditionCheck[] = [{ type: 'Ready', status: 'True' }]
@@ -68,9 +76,14 @@ function revisions(
   ]
 }
 
+/** Plans with the dynamic apply's up-to-date test, which the fixtures' last-applied pods match. */
+function planDynamic(input: Omit<RolloutInput, 'isUpToDate'>): RolloutPlan {
+  return planRollout({ ...input, isUpToDate: upToDateTest(dynamicApplier) })
+}
+
 describe('planRollout', () => {
   it('gives every unclaimed rolling child to the latest revision and reports OnLatestRevision', () => {
-    const plan = planRollout({
+    const plan = planDynamic({
       revisions: [revisions([], [])[0]],
       latestOrder: order('a', 'b', 'c'),
       observed: objects([]),
@@ -87,7 +100,7 @@ describe('planRollout', () => {
   })
 
   it('moves only the first child in hook order after a spec change', () => {
-    const plan = planRollout({
+    const plan = planDynamic({
       revisions: revisions([], claims('a', 'b', 'c')),
       latestOrder: order('b', 'a', 'c'),
       observed: objects(['a', 'b', 'c'].map((n) => observedPod(n, 'v1', true))),
@@ -100,7 +113,7 @@ describe('planRollout', () => {
   })
 
   it('waits while a child on the latest revision fails a status check, naming it', () => {
-    const plan = planRollout({
+    const plan = planDynamic({
       revisions: revisions(claims('a'), claims('b', 'c')),
       latestOrder: order('a', 'b', 'c'),
       observed: objects([
@@ -122,7 +135,7 @@ describe('planRollout', () => {
   })
 
   it('moves the next child once the updated one passes its checks', () => {
-    const plan = planRollout({
+    const plan = planDynamic({
       revisions: revisions(claims('a'), claims('b', 'c')),
       latestOrder: order('a', 'b', 'c'),
       observed: objects([
@@ -137,7 +150,7 @@ describe('planRollout', () => {
   })
 
   it('moves on without status checks as soon as the child is up to date', () => {
-    const plan = planRollout({
+    const plan = planDynamic({
       revisions: revisions(claims('a'), claims('b', 'c')),
       latestOrder: order('a', 'b', 'c'),
       observed: objects([observedPod('a', 'v2'), observedPod('b', 'v1'), observedPod('c', 'v1')]),
@@ -152,10 +165,10 @@ describe('planRollout', () => {
       latestOrder: order('a', 'b', 'c'),
       rules: rules(),
     }
-    const missing = planRollout({ ...input, observed: objects([observedPod('b', 'v1')]) })
+    const missing = planDynamic({ ...input, observed: objects([observedPod('b', 'v1')]) })
     assert.equal(missing.waiting?.reason, 'missing')
     assert.equal(missing.condition.message, 'missing child Pod a')
-    const stale = planRollout({ ...input, observed: objects([observedPod('a', 'v1', true)]) })
+    const stale = planDynamic({ ...input, observed: objects([observedPod('a', 'v1', true)]) })
     assert.equal(stale.waiting?.reason, 'not-updated')
     assert.equal(stale.condition.message, 'child Pod a is not updated yet')
   })
@@ -169,15 +182,15 @@ describe('planRollout', () => {
       rules: rules('RollingInPlace'),
     }
     assert.equal(
-      planRollout({ ...input, observed: objects([behind]) }).waiting?.reason,
+      planDynamic({ ...input, observed: objects([behind]) }).waiting?.reason,
       'stale-generation'
     )
     const unknown = observedPod('a', 'v2', true, { metadata: { name: 'a', generation: 3 } })
-    assert.equal(planRollout({ ...input, observed: objects([unknown]) }).moved?.name, 'b')
+    assert.equal(planDynamic({ ...input, observed: objects([unknown]) }).moved?.name, 'b')
   })
 
   it('moves a child that already matches the latest state at once (no pass wasted)', () => {
-    const plan = planRollout({
+    const plan = planDynamic({
       revisions: revisions([], claims('a', 'b', 'c')),
       latestOrder: order('a', 'b', 'c'),
       observed: objects([observedPod('a', 'v1'), observedPod('b', 'v2'), observedPod('c', 'v1')]),
@@ -190,7 +203,7 @@ describe('planRollout', () => {
 
   it('restarts toward the newest revision: children of two old revisions stay put, one moves', () => {
     const [latest] = revisions([], [])
-    const plan = planRollout({
+    const plan = planDynamic({
       revisions: [
         latest,
         { name: 'rev-mid', children: claims('a'), desired: objects([pod('a', 'v1.5')]) },
@@ -217,7 +230,7 @@ describe('planRollout', () => {
       { apiGroup: '', kind: 'Pod', names: ['a', 'b'] },
       { apiGroup: '', kind: 'ConfigMap', names: ['x'] },
     ])
-    const plan = planRollout({
+    const plan = planDynamic({
       revisions: [latest, old],
       latestOrder: order('a', 'b', 'c'),
       observed: objects(['a', 'b', 'c'].map((n) => observedPod(n, 'v2', true))),
@@ -229,7 +242,7 @@ describe('planRollout', () => {
   })
 
   it('ignores children of kinds that do not roll', () => {
-    const plan = planRollout({
+    const plan = planDynamic({
       revisions: revisions([], claims('a')),
       latestOrder: order('a'),
       observed: objects([observedPod('a', 'v1')]),

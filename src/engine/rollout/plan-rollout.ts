@@ -16,7 +16,6 @@ import type { KubeObject } from '../../core/kube-object.js'
 import { isJsonObject } from '../../core/kube-object.js'
 import { groupOf } from '../../core/owner-references.js'
 import type { StatusConditionCheck, UpdateMethod } from '../../api/controller-spec-fields.js'
-import { applyUpdate, isSemanticallyEqual } from '../children/dynamic-apply.js'
 import type { RevisionChildren } from './controller-revision.js'
 import { addClaim, groupKindKey, removeClaim } from './controller-revision.js'
 import type { StatusCondition } from './status-condition.js'
@@ -58,7 +57,16 @@ export interface RolloutInput {
   readonly observed: RelativeObjects
   /** The child rules by `Kind.group` key. */
   readonly rules: ReadonlyMap<string, RolloutChildRule>
+  /**
+   * Tells whether an observed child holds its desired state: the active apply strategy's test
+   * (`ChildApplier.isUpToDate`), since only the strategy that writes children knows when it is
+   * done with one. May throw when it cannot tell.
+   */
+  readonly isUpToDate: ChildUpToDate
 }
+
+/** See {@link RolloutInput.isUpToDate}. */
+export type ChildUpToDate = (observed: KubeObject, desired: KubeObject) => boolean
 
 /** Why a rollout waits before moving the next child. */
 export type RolloutWaitReason =
@@ -88,11 +96,6 @@ export interface RolloutPlan {
 /** Tells whether an update method is a rolling one. */
 export function isRollingMethod(method: UpdateMethod | undefined): boolean {
   return method === 'RollingRecreate' || method === 'RollingInPlace'
-}
-
-/** Tells whether applying `desired` to `observed` would change nothing (upstream's no-op test). */
-function isUpToDate(observed: KubeObject, desired: KubeObject): boolean {
-  return isSemanticallyEqual(applyUpdate(observed, desired), observed)
 }
 
 /**
@@ -199,7 +202,7 @@ function claimLatest(
       if (from === 0) continue
       if (from !== undefined) {
         const observed = input.observed.get(key)?.get(name)
-        if (observed === undefined || !safeUpToDate(observed, desired)) continue
+        if (observed === undefined || !safeUpToDate(input.isUpToDate, observed, desired)) continue
         claims[from] = removeClaim(claims[from] ?? [], apiGroup, kind, name)
         adopted.push({ apiGroup, kind, name })
       }
@@ -210,11 +213,15 @@ function claimLatest(
   return adopted
 }
 
-function safeUpToDate(observed: KubeObject, desired: KubeObject): boolean {
+function safeUpToDate(
+  isUpToDate: ChildUpToDate,
+  observed: KubeObject,
+  desired: KubeObject
+): boolean {
   try {
     return isUpToDate(observed, desired)
   } catch {
-    // An unreadable last-applied annotation: the move cannot be proven a no-op.
+    // E.g. an unreadable last-applied annotation: the move cannot be proven a no-op.
     return false
   }
 }
@@ -245,7 +252,7 @@ function checkLatestChildren(
       if (desired !== undefined) {
         let upToDate: boolean
         try {
-          upToDate = isUpToDate(child, desired)
+          upToDate = input.isUpToDate(child, desired)
         } catch (error) {
           const cause = error instanceof Error ? error.message : String(error)
           return {

@@ -6,7 +6,9 @@ import type { ResourceInfo } from '../../kube/resource-map.js'
 import { CONTROLLER_REVISIONS } from '../../kube/well-known-resources.js'
 import { ObjectStore } from '../../runtime/object-store.js'
 import { NotSyncedError } from '../../runtime/reconcile-errors.js'
-import { FakeCluster } from '../in-memory/fake-cluster.js'
+import { upToDateTest } from '../children/child-applier.js'
+import { dynamicApplier } from '../children/dynamic-applier.js'
+import { FakeCluster } from '../../in-memory/fake-cluster.js'
 import type { ControllerRevision } from './controller-revision.js'
 import { claimRevisions, syncRollout, writeRevisions } from './sync-rollout.js'
 import type { RolloutContext } from './sync-rollout.js'
@@ -69,6 +71,7 @@ async function setup(revisions: KubeObject[]) {
       labels: LABELS,
     },
     matchesSelector: (labels) => labels['app'] === 'cats',
+    isUpToDate: upToDateTest(dynamicApplier),
     childRules: {
       declaredTypes: new Set(['Pod.v1']),
       namespaced: new Map([['Pod.v1', true]]),

@@ -28,7 +28,7 @@ import {
 } from './controller-revision.js'
 import type { RevisionSettings } from './parent-revisions.js'
 import { parentRevisions } from './parent-revisions.js'
-import type { RolloutChildRule } from './plan-rollout.js'
+import type { ChildUpToDate, RolloutChildRule } from './plan-rollout.js'
 
 /** Everything the rollout step needs besides the parent. */
 export interface RolloutContext {
@@ -44,6 +44,8 @@ export interface RolloutContext {
   readonly childRules: DesiredChildrenRules
   /** The child rules by `Kind.group` key. */
   readonly rolloutRules: ReadonlyMap<string, RolloutChildRule>
+  /** The active apply strategy's up-to-date test (see `RolloutInput.isUpToDate`). */
+  readonly isUpToDate: ChildUpToDate
   readonly signal?: AbortSignal
 }
 
@@ -116,7 +118,8 @@ export async function syncRollout(
     answers,
     observed,
     context.rolloutRules,
-    observedRevisions
+    observedRevisions,
+    context.isUpToDate
   )
   return { ...outcome, observedRevisions }
 }

@@ -19,7 +19,7 @@ import { SharedInformers } from '../../runtime/shared-informers.js'
 import type { EventSink } from '../events/event-recorder.js'
 import type { ControllerKind } from '../loop/parent-controller.js'
 import { ParentController } from '../loop/parent-controller.js'
-import { FakeCluster } from './fake-cluster.js'
+import { FakeCluster } from '../../in-memory/fake-cluster.js'
 import { RecordingEventSink } from './recording-event-sink.js'
 
 /** What a hook sees, whatever the kind: the subject (parent or target) and what it owns. */

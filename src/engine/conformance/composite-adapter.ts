@@ -14,7 +14,7 @@ import type {
 } from '../../api/hook-model.js'
 import { compositeFinalizer, compositeKind } from '../composite/composite-kind.js'
 import type { ConformanceHook, KindAdapter, KindBuildOptions } from './conformance-harness.js'
-import { fakeResourceInfo } from './fake-resources.js'
+import { fakeResourceInfo } from '../../in-memory/fake-resources.js'
 
 /** Options of {@link compositeAdapter}. */
 export interface CompositeAdapterOptions {

@@ -3,8 +3,8 @@
  *
  * @module
  */
-import type { ResourceInfo } from '../../kube/resource-map.js'
-import { formatApiVersion } from '../../kube/resource-map.js'
+import type { ResourceInfo } from '../kube/resource-map.js'
+import { formatApiVersion } from '../kube/resource-map.js'
 
 /** What {@link fakeResourceInfo} needs to describe a resource. */
 export interface FakeResourceSpec {

@@ -16,7 +16,7 @@ import type { JsonObject, KubeObject } from '../../core/kube-object.js'
 import { controllerRefOf } from '../../core/owner-references.js'
 import { LAST_APPLIED_ANNOTATION } from '../children/dynamic-apply.js'
 import { CONFORMANCE_NAMESPACE, ConformanceHarness } from './conformance-harness.js'
-import { fakeApiError } from './fake-api-error.js'
+import { fakeApiError } from '../../in-memory/fake-api-error.js'
 import type { HarnessOptions, KindAdapter } from './conformance-harness.js'
 
 export { CONFORMANCE_NAMESPACE, ConformanceHarness } from './conformance-harness.js'

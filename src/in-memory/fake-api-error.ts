@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { apiErrorFromResponse } from '../../kube/api-error.js'
-import type { ApiError } from '../../kube/api-error.js'
+import { apiErrorFromResponse } from '../kube/api-error.js'
+import type { ApiError } from '../kube/api-error.js'
 
 /** The `Status` reasons the fake uses, with their HTTP status codes. */
 const CODES = {

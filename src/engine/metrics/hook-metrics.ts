@@ -10,10 +10,10 @@
  *
  * @module
  */
-import { Counter, Gauge, Histogram } from './prom-client-core.js'
-import type { Registry } from './prom-client-core.js'
-import type { Outcome } from './controller-loop.js'
-import type { ControllerLoopObserver } from './controller-loop.js'
+import { Counter, Gauge, Histogram } from '../../runtime/prom-client-core.js'
+import type { Registry } from '../../runtime/prom-client-core.js'
+import type { Outcome } from '../../runtime/controller-loop.js'
+import type { ControllerLoopObserver } from '../../runtime/controller-loop.js'
 
 /** The hook types upstream has metrics for. */
 export type MeteredHook = 'sync' | 'finalize' | 'customize'
@@ -218,4 +218,19 @@ export class HookMetrics {
       },
     }
   }
+}
+
+const hookMetricsByRegistry = new WeakMap<Registry, HookMetrics>()
+
+/**
+ * The {@link HookMetrics} of `registry`, made on first use: a registry holds one collector per
+ * name, so every engine and hosted controller sharing a registry shares its hook metrics.
+ */
+export function hookMetricsFor(registry: Registry): HookMetrics {
+  let metrics = hookMetricsByRegistry.get(registry)
+  if (metrics === undefined) {
+    metrics = new HookMetrics(registry)
+    hookMetricsByRegistry.set(registry, metrics)
+  }
+  return metrics
 }

@@ -26,19 +26,19 @@
  * @module
  */
 import { isDeepStrictEqual } from 'node:util'
-import type { KubeList, KubeObject } from '../../core/kube-object.js'
-import { isDeleting } from '../../core/owner-references.js'
-import type { ObjectClient } from '../../kube/object-client.js'
+import type { KubeList, KubeObject } from '../core/kube-object.js'
+import { isDeleting } from '../core/owner-references.js'
+import type { ObjectClient } from '../kube/object-client.js'
 import type {
   DeleteOptions,
   ObjectCallOptions,
   ResourceRef,
   WriteOptions,
-} from '../../kube/dynamic-client.js'
-import { systemClock } from '../../runtime/clock.js'
-import type { Clock } from '../../runtime/clock.js'
-import type { ListWatcher, ListWatchScope } from '../../runtime/list-watcher.js'
-import type { ListWatcherFactory } from '../../runtime/shared-informers.js'
+} from '../kube/dynamic-client.js'
+import { systemClock } from '../runtime/clock.js'
+import type { Clock } from '../runtime/clock.js'
+import type { ListWatcher, ListWatchScope } from '../runtime/list-watcher.js'
+import type { ListWatcherFactory } from '../runtime/shared-informers.js'
 import { fakeApiError } from './fake-api-error.js'
 import type { FakeErrorReason } from './fake-api-error.js'
 import { compileScope, scopedEvent, WatchChannel } from './fake-watch.js'

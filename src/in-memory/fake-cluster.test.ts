@@ -1,16 +1,16 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import type { KubeObject } from '../../core/kube-object.js'
+import type { KubeObject } from '../core/kube-object.js'
 import {
   AlreadyExistsError,
   ConflictError,
   InvalidError,
   NotFoundError,
-} from '../../kube/api-error.js'
-import type { ResourceRef } from '../../kube/dynamic-client.js'
-import type { WatchEvent } from '../../kube/watch-event.js'
-import { FakeClock } from '../../runtime/fake-clock.js'
-import { SharedInformers } from '../../runtime/shared-informers.js'
+} from '../kube/api-error.js'
+import type { ResourceRef } from '../kube/dynamic-client.js'
+import type { WatchEvent } from '../kube/watch-event.js'
+import { FakeClock } from '../runtime/fake-clock.js'
+import { SharedInformers } from '../runtime/shared-informers.js'
 import { fakeApiError } from './fake-api-error.js'
 import { FakeCluster } from './fake-cluster.js'
 

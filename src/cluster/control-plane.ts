@@ -40,7 +40,7 @@ import { installCrds } from './install-crds.js'
 import type { CrdSource } from './install-crds.js'
 import { logTail, ManagedProcess } from './managed-process.js'
 import { writeControlPlaneState } from './control-plane-state.js'
-import { waitFor } from './wait-for.js'
+import { waitFor } from '../runtime/wait-for.js'
 import { CONFIGMAPS } from '../kube/well-known-resources.js'
 import {
   ensureSimulatedNodes,
