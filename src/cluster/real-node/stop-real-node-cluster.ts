@@ -7,9 +7,9 @@
  *
  * @module
  */
-import { readdirSync, rmdirSync, rmSync } from 'node:fs'
+import { existsSync, readdirSync, rmdirSync, rmSync } from 'node:fs'
 import { readControlPlaneState, stopRecordedProcesses } from '../control-plane-state.js'
-import { stopProcess } from '../managed-process.js'
+import { isProcessRunning, stopProcess } from '../managed-process.js'
 import { cgroupPids, removeCgroupRoot } from './cgroup-root.js'
 import { namespaceId } from './namespace-setup.js'
 import { realNodeLayout } from './real-node-layout.js'
@@ -78,6 +78,7 @@ export async function stopRealNodeCluster(dir: string): Promise<RealNodeTeardown
   if (state !== undefined) {
     // Newest first: forwarders, kube-proxy, kubelet, then containerd.
     for (const proc of [...state.processes].reverse()) {
+      if (!isProcessRunning(proc.pid, proc.command)) continue
       await stopProcess(proc.pid, proc.command, 10_000)
       stopped.push(proc.name)
     }
@@ -96,11 +97,13 @@ export async function stopRealNodeCluster(dir: string): Promise<RealNodeTeardown
   )
   for (const created of state.createdDirs) {
     try {
-      rmdirSync(created)
+      if (existsSync(created)) rmdirSync(created)
     } catch {
       leftovers.push(`directory ${created}`)
     }
   }
   rmSync(layout.apiServerSocket, { force: true })
+  // Complete: nothing is left to find, and the next `down` has nothing to do.
+  if (leftovers.length === 0) rmSync(layout.stateFile, { force: true })
   return { stopped, killed, leftovers }
 }
