@@ -247,7 +247,7 @@ export class Engine {
     this.#eventClient = new DynamicClient(
       new KubeTransport(config, {
         observer,
-        userAgent: ENGINE_FIELD_MANAGER,
+        userAgent: engineUserAgent(options.replicaIdentity),
         ...optionalLimiter(makeLimiter('events', rate)),
         ...(leadership === undefined ? {} : { beforeWrite: guardWrites(leadership) }),
       })
