@@ -481,13 +481,13 @@ const kubeconfigText = fc.oneof(
   fc.constantFrom('%FOO bar\n---\na: 1', '!tag x', 'a: !!binary x', '&a [*a]', 'a: *b', '- - -')
 )
 
-/** A fake file system: every file holds a PEM block, except those whose name says missing. */
+/** A fake file system: token files hold a token, the others a PEM block; `missing` is absent. */
 async function readFake(path: string): Promise<string> {
   await Promise.resolve()
   if (path.includes('missing')) {
     throw Object.assign(new Error(`ENOENT: ${path}`), { code: 'ENOENT' })
   }
-  return PEM_TEXT
+  return path.endsWith('token') ? 'token-value\n' : PEM_TEXT
 }
 
 /** Runs `work` and returns what it passed to `process.emitWarning`. */
@@ -529,6 +529,33 @@ export const kubeconfigProperties: readonly DecoderProperty[] = [
             if (!(error instanceof KubeconfigError)) throw error
           }
         }),
+        run
+      ),
+  },
+  {
+    name: 'a kubeconfig that loads gives a token an HTTP request can carry',
+    check: (run) =>
+      fc.assert(
+        fc.asyncProperty(
+          kubeconfigDoc,
+          fc.string({ unit: 'binary', maxLength: 6 }),
+          async (doc, token) => {
+            const users = [{ name: 'u', user: { token: `t${token}` } }]
+            const contexts = [{ name: 'x', context: { cluster: 'c', user: 'u' } }]
+            const text = yamlText({ ...doc, users, contexts })
+            let auth
+            try {
+              auth = (
+                await resolveKubeconfig(parseKubeconfig(text, '/k/config'), { readFile: readFake })
+              ).auth
+            } catch (error) {
+              if (error instanceof KubeconfigError) return
+              throw error
+            }
+            // The platform's own header check, independent of ours.
+            if (auth.type === 'token') new Headers({ authorization: `Bearer ${auth.token}` })
+          }
+        ),
         run
       ),
   },
