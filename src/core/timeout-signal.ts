@@ -2,7 +2,7 @@
  * The longest delay a Node timer honours (about 24.8 days): `setTimeout` fires a longer one after
  * 1 ms, so every delay read from user input is capped to it.
  */
-export const MAX_TIMER_DELAY_MS = 2 ** 31 - 1
+export const MAX_TIMER_DELAY_MS: number = 2 ** 31 - 1
 
 /** A signal that aborts on a deadline or with its parents, and the call that lets go of it. */
 export interface TimeoutSignal {
