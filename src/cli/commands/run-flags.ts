@@ -15,6 +15,8 @@ import type { HookAddressMap } from '../../engine/hooks/traced-connector.js'
 import { LEADER_ELECTION_DEFAULTS } from '../../runtime/leader-election.js'
 import type { LogFormat, LogLevel } from '../../runtime/logger.js'
 import { CliError } from '../cli-error.js'
+import { parseShardingFlags } from './run-sharding-flags.js'
+import type { ShardingFlags, ShardingOptions } from './run-sharding-flags.js'
 
 /** Exit code of a usage error, as most CLIs (and Go's flag package) use. */
 export const USAGE_EXIT_CODE = 2
@@ -23,7 +25,7 @@ export const USAGE_EXIT_CODE = 2
 export const DEFAULT_HOOK_RESPONSE_LIMIT_BYTES: number = 64 * 1024 * 1024
 
 /** The raw option values commander hands over. */
-export interface RunOptions {
+export interface RunOptions extends ShardingOptions {
   kubeconfig?: string
   context?: string
   workers: string
@@ -130,6 +132,8 @@ export interface RunConfig {
   /** Renders a log line's time (`--zap-time-encoding`). */
   readonly logTime: (date: Date) => string | number
   readonly leaderElection: LeaderElectionFlags
+  /** The ring of replicas (`--sharding`, an extension). */
+  readonly sharding: ShardingFlags
   readonly hookResponseLimitBytes: number
   /** Concurrent hook calls per hosted controller, all its hooks together. */
   readonly hookMaxInFlight: number
@@ -359,6 +363,7 @@ export function parseRunFlags(opts: RunOptions, env: NodeJS.ProcessEnv = process
     stacktraceLevel: stacktraceLevel(opts.zapStacktraceLevel),
     logTime: timeEncoding(opts.zapTimeEncoding),
     leaderElection: leaderElection(opts),
+    sharding: parseShardingFlags(opts, opts.leaderElection),
     hookResponseLimitBytes: parseByteSize('hook-response-size-limit', opts.hookResponseSizeLimit),
     hookMaxInFlight: positiveInteger('hook-max-in-flight', opts.hookMaxInFlight),
     eventsQps: parseEventsQps(opts.eventsQps),

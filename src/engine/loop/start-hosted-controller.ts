@@ -42,6 +42,7 @@ export async function startHostedController(
     informers: context.informers,
     workers: context.workers,
     ...(context.leading === undefined ? {} : { gate: context.leading }),
+    ...(context.shard === undefined ? {} : { shard: context.shard }),
     stallWatch: {
       log: context.log.child({ controller: name }),
       ...(context.metrics === undefined ? {} : { metrics: context.metrics.queueStall(kind.name) }),
