@@ -15,7 +15,12 @@ import { loadClusterConfig } from '../../kube/load-cluster-config.js'
 import { KubeTransport } from '../../kube/kube-transport.js'
 import { DynamicClient } from '../../kube/dynamic-client.js'
 import { isNodeReady, NODES } from '../../cluster/simulated-nodes.js'
+import { startRealNodeCluster } from '../../cluster/real-node/start-real-node-cluster.js'
+import { stopRealNodeCluster } from '../../cluster/real-node/stop-real-node-cluster.js'
+import { readRealNodeState } from '../../cluster/real-node/real-node-state.js'
+import { realNodeLayout } from '../../cluster/real-node/real-node-layout.js'
 import { CliError } from '../cli-error.js'
+import { installClusterBinaries } from './cluster-install.js'
 import type { CliIo } from '../cli-io.js'
 
 /** Returns the directory `metactl cluster` uses when `--dir` is not given. */
@@ -35,7 +40,8 @@ interface UpOptions {
   readonly dir: string
   readonly crd: string[]
   readonly port?: string
-  readonly nodes: string
+  readonly nodes?: string
+  readonly runtime: string
   readonly featureGates?: string
   readonly auditLog?: string
 }
@@ -53,6 +59,13 @@ async function up(io: CliIo, opts: UpOptions): Promise<void> {
         `  Stop it:  metactl cluster down --dir ${dir}`
     )
   }
+  if (opts.runtime === 'containerd') {
+    await upRealNode(io, dir, opts)
+    return
+  }
+  if (opts.runtime !== 'kwok') {
+    throw new CliError(`--runtime must be kwok or containerd, got "${opts.runtime}"`)
+  }
   const binaries = findControlPlaneBinaries()
   io.err(`Starting a local control plane in ${dir}`)
   const plane = await startControlPlane({
@@ -62,7 +75,7 @@ async function up(io: CliIo, opts: UpOptions): Promise<void> {
     background: true,
     binaries,
     crds: opts.crd,
-    nodes: parseNodes(opts.nodes),
+    nodes: parseNodes(opts.nodes ?? '1'),
     ...(opts.featureGates === undefined ? {} : { featureGates: gates(opts.featureGates) }),
     ...(opts.auditLog === undefined ? {} : { auditLogPath: resolve(opts.auditLog) }),
     ...(opts.port === undefined ? {} : { apiServerPort: parsePort(opts.port) }),
@@ -83,6 +96,25 @@ function gates(text: string): FeatureGates {
   } catch (error) {
     throw new CliError(`--feature-gates: ${error instanceof Error ? error.message : String(error)}`)
   }
+}
+
+// The control plane, containerd, a kubelet and kube-proxy in namespaces of their own.
+async function upRealNode(io: CliIo, dir: string, opts: UpOptions): Promise<void> {
+  io.err(`Starting a cluster with a real node (containerd) in ${dir}`)
+  const cluster = await startRealNodeCluster({
+    dir,
+    crds: opts.crd,
+    simulatedNodes: parseNodes(opts.nodes ?? '0'),
+    ...(opts.port === undefined ? {} : { apiServerPort: parsePort(opts.port) }),
+    onProgress: (message) => {
+      io.err(`  ${message}`)
+    },
+  })
+  await cluster.release()
+  io.out(`Cluster ready: ${cluster.config.server} (node ${cluster.nodeName}, containerd)`)
+  io.out(`kubeconfig: ${cluster.kubeconfigPath}`)
+  io.out(`export KUBECONFIG=${cluster.kubeconfigPath}`)
+  io.out(`Stop it with: metactl cluster down --dir ${dir}`)
 }
 
 function parseNodes(text: string): number {
@@ -167,6 +199,10 @@ async function describeNodes(client: DynamicClient): Promise<string[]> {
 
 async function down(io: CliIo, opts: { dir: string }): Promise<void> {
   const dir = resolve(opts.dir)
+  if (readRealNodeState(realNodeLayout(dir).stateFile) !== undefined) {
+    await downRealNode(io, dir)
+    return
+  }
   const state = readControlPlaneState(dir)
   if (state === undefined) {
     io.out(`No control plane in ${dir}; nothing to stop.`)
@@ -181,11 +217,39 @@ async function down(io: CliIo, opts: { dir: string }): Promise<void> {
   }
 }
 
-/** Builds `metactl cluster up|status|down`. */
+async function downRealNode(io: CliIo, dir: string): Promise<void> {
+  const teardown = await stopRealNodeCluster(dir)
+  for (const name of teardown.stopped) io.out(`stopped ${name}`)
+  if (teardown.killed > 0) io.out(`killed ${teardown.killed} container and shim process(es)`)
+  if (teardown.leftovers.length > 0) {
+    throw new CliError(`could not remove: ${teardown.leftovers.join(', ')}`)
+  }
+  io.out('namespaces, cgroup and mounts removed')
+}
+
+/** Builds `metactl cluster install|up|status|down`. */
 export function clusterCommand(io: CliIo, setExitCode: (code: number) => void): Command {
   const cluster = new Command('cluster').description(
     'run a local Kubernetes cluster (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, simulated nodes) on 127.0.0.1'
   )
+  cluster
+    .command('install')
+    .description(
+      "build the local cluster's binaries from Go modules (once; needs Go >= 1.26); does nothing when they are installed"
+    )
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Runs the build scripts shipped in the package (tools/controlplane/build.sh and',
+        'tools/kwok/build.sh) for the binaries that are missing, into',
+        '$XDG_CACHE_HOME/metacontroller-ts/controlplane (or $METACTL_CONTROLPLANE_BIN and',
+        '$METACTL_KWOK_BIN). A cold build takes about 16 min on 2 cores.',
+      ].join('\n')
+    )
+    .action(async () => {
+      await installClusterBinaries({ io })
+    })
   cluster
     .command('up')
     .description('start a local control plane in the background and print its kubeconfig')
@@ -199,8 +263,14 @@ export function clusterCommand(io: CliIo, setExitCode: (code: number) => void): 
     .option('--port <port>', 'kube-apiserver port (default: a free port)')
     .option(
       '--nodes <count>',
-      'simulated nodes (KWOK) with kube-scheduler and the default controllers; 0 for none',
-      '1'
+      'simulated nodes (KWOK) with kube-scheduler and the default controllers; 0 for none ' +
+        '(default: 1, or 0 beside a real node)'
+    )
+    .option(
+      '--runtime <runtime>',
+      'kwok: simulated nodes only; containerd: also a real node (containerd, kubelet, ' +
+        'kube-proxy) in network and mount namespaces of its own (root, `make node`)',
+      'kwok'
     )
     .option(
       '--feature-gates <gates>',

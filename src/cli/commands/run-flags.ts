@@ -79,15 +79,22 @@ export function parseGoBool(flag: string, text: string): boolean {
  */
 export function withDevelopmentDefaults(
   opts: RunOptions,
-  given: (key: 'zapEncoder' | 'zapLogLevel') => boolean
+  given: (key: 'zapEncoder' | 'zapLogLevel' | 'zapStacktraceLevel') => boolean
 ): RunOptions {
   if (!opts.zapDevel) return opts
   return {
     ...opts,
     zapEncoder: given('zapEncoder') ? opts.zapEncoder : 'console',
     zapLogLevel: given('zapLogLevel') ? opts.zapLogLevel : 'debug',
+    // Not a value the flag takes: development mode's own default.
+    zapStacktraceLevel: given('zapStacktraceLevel')
+      ? opts.zapStacktraceLevel
+      : DEVEL_STACKTRACE_LEVEL,
   }
 }
+
+/** The stack-trace level of `--zap-devel` (warn), which the flag itself does not accept. */
+const DEVEL_STACKTRACE_LEVEL = 'devel-warn'
 
 /** Leader-election settings; see spec §5. */
 export interface LeaderElectionFlags {
@@ -117,8 +124,11 @@ export interface RunConfig {
   readonly ssaFieldManager: string
   readonly metricsAddress: { host: string; port: number } | undefined
   readonly probeAddress: { host: string; port: number } | undefined
-  readonly logLevel: LogLevel
+  /** A named level, or a verbosity N that also writes `V(1)` to `V(N)`. */
+  readonly logLevel: LogLevel | number
   readonly logFormat: LogFormat
+  /** Lines at or above this level carry a stack trace (`--zap-stacktrace-level`). */
+  readonly stacktraceLevel: 'info' | 'warn' | 'error' | 'panic'
   /** Renders a log line's time (`--zap-time-encoding`). */
   readonly logTime: (date: Date) => string | number
   readonly leaderElection: LeaderElectionFlags
@@ -171,9 +181,9 @@ function positiveInteger(flag: string, text: string): number {
   return value
 }
 
-function logLevel(text: string): LogLevel {
-  // Upstream takes zap levels or an integer verbosity N (V(N)); 4 and above mean debug detail.
-  if (/^\d+$/.test(text)) return Number(text) >= 4 ? 'debug' : 'info'
+function logLevel(text: string): LogLevel | number {
+  // Upstream takes zap levels or an integer verbosity N, which writes V(1) to V(N) too.
+  if (/^\d+$/.test(text)) return Number(text) === 0 ? 'info' : Number(text)
   if (text === 'debug' || text === 'info' || text === 'warn' || text === 'error') return text
   throw usage(`--zap-log-level must be debug, info, warn, error or a number, got "${text}"`)
 }
@@ -204,9 +214,9 @@ function timeEncoding(text: string): (date: Date) => string | number {
   return encode
 }
 
-function checkStacktraceLevel(text: string): void {
-  // Accepted for upstream's manifests; error stacks follow --zap-log-level (debug) instead.
-  if (['info', 'error', 'panic'].includes(text)) return
+function stacktraceLevel(text: string): 'info' | 'warn' | 'error' | 'panic' {
+  if (text === DEVEL_STACKTRACE_LEVEL) return 'warn'
+  if (text === 'info' || text === 'error' || text === 'panic') return text
   throw usage(`--zap-stacktrace-level must be info, error or panic, got "${text}"`)
 }
 
@@ -332,7 +342,6 @@ function revisionNamespaceOf(opts: RunOptions, env: NodeJS.ProcessEnv): string {
  * @throws CliError with exit code {@link USAGE_EXIT_CODE} for the first invalid flag.
  */
 export function parseRunFlags(opts: RunOptions, env: NodeJS.ProcessEnv = process.env): RunConfig {
-  checkStacktraceLevel(opts.zapStacktraceLevel)
   return {
     ...(opts.kubeconfig === undefined ? {} : { kubeconfig: opts.kubeconfig }),
     ...(opts.context === undefined ? {} : { context: opts.context }),
@@ -351,6 +360,7 @@ export function parseRunFlags(opts: RunOptions, env: NodeJS.ProcessEnv = process
     probeAddress: listenAddress('health-probe-bind-address', opts.healthProbeBindAddress),
     logLevel: logLevel(opts.zapLogLevel),
     logFormat: logFormat(opts.zapEncoder),
+    stacktraceLevel: stacktraceLevel(opts.zapStacktraceLevel),
     logTime: timeEncoding(opts.zapTimeEncoding),
     leaderElection: leaderElection(opts),
     sharding: parseShardingFlags(opts, opts.leaderElection),

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { setFlagsFromString } from 'node:v8'
-import { Command, Option } from 'commander'
+import type { Command } from 'commander'
+import { Option } from 'commander'
 import { DEFAULT_SSA_FIELD_MANAGER } from '../../engine/children/child-applier.js'
 import { Engine } from '../../engine/engine.js'
 import { DEFAULT_HOOK_MAX_IN_FLIGHT } from '../../engine/hooks/hook-call-limiter.js'
@@ -20,6 +21,7 @@ import { createLogger } from '../../runtime/logger.js'
 import { RuntimeMetrics } from '../../runtime/runtime-metrics.js'
 import type { Logger } from '../../runtime/logger.js'
 import { CliError } from '../cli-error.js'
+import { GoFlagCommand } from '../go-flags.js'
 import {
   LEADER_ELECTION_FLAG_DEFAULTS,
   parseGoBool,
@@ -268,6 +270,7 @@ async function run(opts: RunOptions): Promise<void> {
     level: config.logLevel,
     format: config.logFormat,
     time: config.logTime,
+    stacktraceLevel: config.stacktraceLevel,
   })
   const shutdown = watchShutdown(log)
   try {
@@ -279,7 +282,7 @@ async function run(opts: RunOptions): Promise<void> {
 
 /** Builds `metactl run`, with upstream Metacontroller's flag names and defaults. */
 export function runCommand(): Command {
-  const command = new Command('run')
+  const command = new GoFlagCommand('run')
     .description(
       'run the engine: serve every CompositeController and DecoratorController in the cluster, like upstream Metacontroller'
     )
@@ -383,18 +386,18 @@ function withLoggingFlags(command: Command): Command {
   return command
     .option(
       '--zap-log-level <level>',
-      'log level: debug, info, warn, error, or a verbosity number',
+      'log level: debug, info, warn, error, or a verbosity N (4: API writes, 5: merge diffs, 6: hook bodies, 7: discovery)',
       'info'
     )
     .option('--zap-encoder <format>', 'log format: json or console', 'json')
     .option(
       '--zap-time-encoding <encoding>',
-      'log time format: iso8601, rfc3339, rfc3339nano, epoch, millis or nano',
-      'iso8601'
+      'log time format: epoch (seconds), millis, nano, iso8601, rfc3339 or rfc3339nano',
+      'epoch'
     )
     .option(
       '--zap-stacktrace-level <level>',
-      "accepted for upstream's manifests (info, error, panic); error stacks are logged at debug level",
+      'lines at or above this level carry a stacktrace: info, error or panic (--zap-devel: warn)',
       'error'
     )
     .addOption(

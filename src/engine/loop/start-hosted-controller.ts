@@ -52,7 +52,10 @@ export async function startHostedController(
       : {
           queueMetrics: context.metrics.workQueue(kind.name),
           // controller_runtime_reconcile_* per hosted controller, named as its queue.
-          observer: hookMetricsFor(context.metrics.registry).reconcileObserver(kind.name),
+          observer: hookMetricsFor(context.metrics.registry).reconcileObserver(
+            kind.name,
+            context.workers
+          ),
         }),
   })
   // A cache that never syncs (no RBAC to list a child type, an API that went away) must fail
