@@ -28,6 +28,13 @@ const world = isolatedComposite('ShParent', 'ShChild')
 const { parentCrd, childCrd } = world
 const PARENTS = 100
 
+/** A log line's time in ms: zap's `ts` (epoch seconds by default), or an ISO `time`. */
+function logTimeMs(line: Record<string, unknown>): number {
+  const ts = line['ts']
+  if (typeof ts === 'number') return ts * 1000
+  return Date.parse(String(ts ?? line['time']))
+}
+
 describe('sharding', () => {
   let plane: ControlPlane
   let hook: ServedHook
@@ -226,9 +233,7 @@ describe('sharding', () => {
     const agreedAt = new Map(
       [...engines].map(([id, engine]) => [
         id,
-        engine.lines
-          .filter((l) => l['msg'] === 'serving a ring')
-          .map((l) => Date.parse(String(l['time']))),
+        engine.lines.filter((l) => l['msg'] === 'serving a ring').map(logTimeMs),
       ])
     )
     const writes = readAuditWrites(
