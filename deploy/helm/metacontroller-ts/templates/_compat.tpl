@@ -6,7 +6,7 @@ either used or refused with the value's name and what to use instead, never sile
 
 {{/* Every top-level value this chart reads; anything else fails the render. */}}
 {{- define "metacontroller-ts.knownValues" -}}
-replicas workload leaderElection namespaceOverride image imagePullSecrets nameOverride fullnameOverride args extraArgs env ports resources serviceAccount rbac metrics podAnnotations podLabels priorityClassName podSecurityContext securityContext podDisruptionBudget topologySpreadConstraints serviceMonitor terminationGracePeriodSeconds nodeSelector tolerations affinity command commandArgs probes clusterRole service global
+replicas workload leaderElection sharding namespaceOverride image imagePullSecrets nameOverride fullnameOverride args extraArgs env ports resources serviceAccount rbac metrics podAnnotations podLabels priorityClassName podSecurityContext securityContext podDisruptionBudget topologySpreadConstraints serviceMonitor terminationGracePeriodSeconds nodeSelector tolerations affinity command commandArgs probes clusterRole service global
 {{- end }}
 
 {{- define "metacontroller-ts.checkValues" -}}
@@ -52,8 +52,8 @@ replicas workload leaderElection namespaceOverride image imagePullSecrets nameOv
 {{/*
 The container's command and args. Ours: the image's `metactl run` with `args`. Upstream's, when
 `command` or `commandArgs` is set: `command` (default /usr/bin/metacontroller, the engine with
-upstream's bare flags) with `commandArgs` (default: `args`). Either way the leader-election flags
-and `extraArgs` follow.
+upstream's bare flags) with `commandArgs` (default: `args`). Either way the leader-election or
+sharding flags and `extraArgs` follow.
 */}}
 {{- define "metacontroller-ts.commandAndArgs" -}}
 {{- $upstream := or .Values.command .Values.commandArgs }}
@@ -74,6 +74,14 @@ args:
   - {{ printf "--leader-election-lease-duration=%s" .Values.leaderElection.leaseDuration | quote }}
   - {{ printf "--leader-election-renew-deadline=%s" .Values.leaderElection.renewDeadline | quote }}
   - {{ printf "--leader-election-retry-period=%s" .Values.leaderElection.retryPeriod | quote }}
+  {{- end }}
+  {{- if .Values.sharding.enabled }}
+  - --sharding
+  - {{ printf "--sharding-ring=%s" .Values.sharding.ring | quote }}
+  - {{ printf "--shard-key=%s" .Values.sharding.shardKey | quote }}
+  - {{ printf "--sharding-lease-duration=%s" .Values.sharding.leaseDuration | quote }}
+  - {{ printf "--sharding-renew-deadline=%s" .Values.sharding.renewDeadline | quote }}
+  - {{ printf "--sharding-retry-period=%s" .Values.sharding.retryPeriod | quote }}
   {{- end }}
   {{- range .Values.extraArgs }}
   - {{ . | quote }}
