@@ -8,7 +8,7 @@ SHELL := bash
 
 NODE_STAMP := node_modules/.package-lock.json
 
-.PHONY: help install controlplane node helm check unit integration e2e build test demo run bench bench-large clean
+.PHONY: help install controlplane node helm check unit integration e2e build test demo run bench bench-large fuzz clean
 
 help:
 	@echo "make demo          run the PodService demo on a local control plane (builds it on first use)"
@@ -19,6 +19,7 @@ help:
 	@echo "make check         format check, lint and type-check only"
 	@echo "make bench         run the benchmarks in bench/, the compiled engine at 1,000 parents included (figures go to docs/performance.md)"
 	@echo "make bench-large   the 10,000-parent engine benchmarks, in-process and compiled (opt-in: long on 2 cores)"
+	@echo "make fuzz          the decoder properties of the unit tests, 10,000 cases each, random seed (printed)"
 
 $(NODE_STAMP): package.json package-lock.json
 	npm ci
@@ -80,3 +81,6 @@ bench: install controlplane
 bench-large: install controlplane
 	BENCH_LARGE=1 node --import tsx bench/engine-parents.ts 10000 inprocess
 	BENCH_LARGE=1 node --import tsx bench/engine-process.ts 10000
+
+fuzz: install
+	node --import tsx bench/property-fuzz.ts 10000

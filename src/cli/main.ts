@@ -6,10 +6,8 @@
 import { realpathSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { Command, CommanderError } from 'commander'
-import { MissingBinariesError } from '../cluster/control-plane-binaries.js'
-import { KubeconfigError } from '../kube/kubeconfig-error.js'
-import { ExecCredentialError } from '../kube/exec-credentials.js'
 import { CliError } from './cli-error.js'
+import { clusterErrorLine } from './cluster-error-line.js'
 import { processIo } from './cli-io.js'
 import { packageInfo } from './package-info.js'
 import type { CliIo } from './cli-io.js'
@@ -46,6 +44,10 @@ const COMMANDS: Readonly<Record<string, () => Promise<(scope: CommandScope) => C
   dev: async () => {
     const { devCommand } = await import('./dev/dev-command.js')
     return ({ io }) => devCommand(io)
+  },
+  ring: async () => {
+    const { ringCommand } = await import('./ring/ring-command.js')
+    return ({ io }) => ringCommand(io)
   },
   tree: async () => {
     const { treeCommand } = await import('./tree/tree-command.js')
@@ -114,13 +116,12 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       io.err(`metactl: ${error.message}`)
       return error.exitCode
     }
-    if (
-      error instanceof Error &&
-      (error instanceof MissingBinariesError ||
-        error instanceof KubeconfigError ||
-        error instanceof ExecCredentialError ||
-        (await isControlPlaneStartError(error)))
-    ) {
+    const line = clusterErrorLine(error)
+    if (line !== undefined) {
+      io.err(`metactl: ${line}`)
+      return 1
+    }
+    if (error instanceof Error && (await isControlPlaneStartError(error))) {
       io.err(`metactl: ${error.message}`)
       return 1
     }

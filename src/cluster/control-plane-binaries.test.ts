@@ -77,6 +77,7 @@ describe('control-plane binaries', () => {
           error instanceof MissingBinariesError &&
           error.message.includes(join(dir, 'kube-scheduler')) &&
           error.message.includes('kwok') &&
+          error.message.includes('npx metactl cluster install') &&
           error.message.includes('nodes: 0')
       )
       for (const name of ['kube-scheduler', 'kwok']) {
@@ -94,15 +95,22 @@ describe('control-plane binaries', () => {
     }
   })
 
-  it('says how to build the binaries when one is missing', () => {
+  it('names every missing binary and the one command that installs them', () => {
     const empty = mkdtempSync(join(tmpdir(), 'metactl-bin-'))
     try {
       assert.throws(
-        () => findControlPlaneBinaries({ METACTL_CONTROLPLANE_BIN: empty }),
+        () =>
+          findControlPlaneBinaries({
+            METACTL_CONTROLPLANE_BIN: empty,
+            METACTL_KWOK_BIN: join(empty, 'kwok'),
+          }),
         (error: unknown) =>
           error instanceof MissingBinariesError &&
-          error.message.includes(join(empty, 'etcd')) &&
-          error.message.includes('make controlplane')
+          error.message.includes(
+            `missing from ${empty}: etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok.`
+          ) &&
+          error.message.includes('`npx metactl cluster install`') &&
+          !error.message.includes('\n')
       )
     } finally {
       rmSync(empty, { recursive: true, force: true })

@@ -62,10 +62,32 @@ function findKwok(dir: string, env: NodeJS.ProcessEnv): string | undefined {
   return [join(dir, 'kwok'), defaultKwokPath(env)].find(executable)
 }
 
+/** The command that builds the missing binaries, named by every "missing binaries" message. */
+export const INSTALL_COMMAND = 'npx metactl cluster install'
+
+/** What a cold `metactl cluster install` costs, as measured in docs/control-plane.md. */
+export const COLD_BUILD_ESTIMATE = 'about 16 min on 2 cores, longer on a busy machine'
+
+const INSTALL_HINT =
+  `Install them with \`${INSTALL_COMMAND}\` (builds them from Go modules once, Go >= 1.26, ` +
+  `${COLD_BUILD_ESTIMATE}), or use a running cluster (--kubeconfig/--context; ` +
+  'METACTL_USE_EXISTING_CLUSTER=1 with KUBECONFIG in tests).'
+
+/** The names of the five binaries a control plane with nodes runs that are not found. */
+export function missingBinaries(env: NodeJS.ProcessEnv = process.env): string[] {
+  const dir = env['METACTL_CONTROLPLANE_BIN'] ?? defaultBinaryDir(env)
+  const kube = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler']
+  return [
+    ...kube.filter((name) => !executable(join(dir, name))),
+    ...(findKwok(dir, env) === undefined ? ['kwok'] : []),
+  ]
+}
+
 /**
  * Locates the control-plane binaries: `$METACTL_CONTROLPLANE_BIN`, else the build cache.
  *
- * @throws {@link MissingBinariesError} naming the missing file and the command that builds it.
+ * @throws {@link MissingBinariesError} naming every missing binary and the command that installs
+ * them.
  */
 export function findControlPlaneBinaries(
   env: NodeJS.ProcessEnv = process.env
@@ -80,17 +102,13 @@ export function findControlPlaneBinaries(
     kubeScheduler: executable(scheduler) ? scheduler : undefined,
     kwok: findKwok(dir, env),
   }
-  for (const path of [binaries.etcd, binaries.kubeApiserver, binaries.kubeControllerManager]) {
-    if (!executable(path)) {
-      throw new MissingBinariesError(
-        `control-plane binary ${path} is missing. Build the local control plane with ` +
-          '`make controlplane` (or tools/controlplane/build.sh; a cold build takes 15-30 min), ' +
-          'or set METACTL_CONTROLPLANE_BIN to a directory holding etcd, kube-apiserver and ' +
-          'kube-controller-manager.'
-      )
-    }
+  if ([binaries.etcd, binaries.kubeApiserver, binaries.kubeControllerManager].every(executable)) {
+    return binaries
   }
-  return binaries
+  throw new MissingBinariesError(
+    `the local cluster's binaries are missing from ${dir}: ${missingBinaries(env).join(', ')}. ` +
+      INSTALL_HINT
+  )
 }
 
 /** The binaries a control plane with nodes needs, all present. */
@@ -102,7 +120,7 @@ export interface NodeBinaries {
 /**
  * Returns the scheduler and KWOK paths of `binaries`.
  *
- * @throws {@link MissingBinariesError} naming what is missing and the command that builds it.
+ * @throws {@link MissingBinariesError} naming what is missing and the command that installs it.
  */
 export function requireNodeBinaries(binaries: ControlPlaneBinaries): NodeBinaries {
   const { kubeScheduler, kwok } = binaries
@@ -112,9 +130,8 @@ export function requireNodeBinaries(binaries: ControlPlaneBinaries): NodeBinarie
     kwok === undefined ? 'kwok (METACTL_KWOK_BIN, or the build cache)' : undefined,
   ].filter((m) => m !== undefined)
   throw new MissingBinariesError(
-    `a control plane with nodes needs ${missing.join(' and ')}. Build them with ` +
-      '`make controlplane` (tools/controlplane/build.sh and tools/kwok/build.sh), or start the ' +
-      'control plane with nodes: 0 (`metactl cluster up --nodes 0`).'
+    `a local cluster with nodes needs ${missing.join(' and ')}. ${INSTALL_HINT} ` +
+      'Without them, start the control plane with nodes: 0 (`metactl cluster up --nodes 0`).'
   )
 }
 

@@ -36,6 +36,8 @@ import {
 } from './control-plane-binaries.js'
 import type { ControlPlaneBinaries, NodeBinaries } from './control-plane-binaries.js'
 import { findFreePort, isPortFree } from './free-port.js'
+import { auditLogFlags, featureGateFlags } from './api-server-options.js'
+import type { FeatureGates } from './api-server-options.js'
 import { installCrds } from './install-crds.js'
 import type { CrdSource } from './install-crds.js'
 import { logTail, ManagedProcess } from './managed-process.js'
@@ -57,7 +59,8 @@ export interface ControlPlaneOptions {
   /** CRDs to install (YAML file paths or objects) before the controller manager starts. */
   readonly crds?: readonly CrdSource[]
   /**
-   * Uses the cluster in `$KUBECONFIG` instead of starting one. Defaults to
+   * Uses the cluster in `$KUBECONFIG` (context `$METACTL_CONTEXT`, else the current one) instead
+   * of starting one. Defaults to
    * `METACTL_USE_EXISTING_CLUSTER=1` in the environment.
    */
   readonly useExistingCluster?: boolean
@@ -71,6 +74,10 @@ export interface ControlPlaneOptions {
   readonly apiServerPort?: number
   /** Extra kube-apiserver flags, appended last so they override ours. */
   readonly apiServerFlags?: readonly string[]
+  /** kube-apiserver feature gates, e.g. `{ ShardedListAndWatch: true }`. */
+  readonly featureGates?: FeatureGates
+  /** Writes kube-apiserver's audit log of writes here (JSON lines; see `AUDIT_POLICY`). */
+  readonly auditLogPath?: string
   /** Receives one line per startup step. */
   readonly onProgress?: (message: string) => void
   /**
@@ -414,6 +421,8 @@ class LocalControlPlane implements ControlPlane {
       `--service-account-signing-key-file=${join(pki, 'sa.key')}`,
       '--allow-privileged=true',
       '--profiling=false',
+      ...featureGateFlags(this.#options.featureGates),
+      ...auditLogFlags(this.#options.auditLogPath, pki),
       ...(this.#options.apiServerFlags ?? []),
     ]
   }
@@ -790,7 +799,8 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     options.useExistingCluster ?? process.env['METACTL_USE_EXISTING_CLUSTER'] === '1'
   if (useExisting) {
     // $KUBECONFIG may list several files; the loader merges them as kubectl does.
-    const config = await loadClusterConfig()
+    // METACTL_CONTEXT picks another context than the current one (kind, k3d, a real cluster).
+    const config = await loadClusterConfig({ context: process.env['METACTL_CONTEXT'] })
     const plane = new ExistingControlPlane(process.env['KUBECONFIG'] ?? config.source, config)
     if (options.crds !== undefined && options.crds.length > 0) await plane.installCrds(options.crds)
     return plane

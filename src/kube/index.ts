@@ -17,6 +17,7 @@ export type { AuthConfig, ClusterConfig, CredentialSource, ExecConfig } from './
 export { loadClusterConfig } from './load-cluster-config.js'
 export type { LoadClusterConfigOptions } from './load-cluster-config.js'
 export { KubeconfigError } from './kubeconfig-error.js'
+export { ConnectionError } from './connection-error.js'
 export { createCredentialSource } from './credential-source.js'
 export { KubeTransport } from './kube-transport.js'
 export type {

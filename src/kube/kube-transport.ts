@@ -22,6 +22,7 @@ import type { ClusterConfig, CredentialSource, RequestCredential } from './clust
 import { apiErrorFromResponse } from './api-error.js'
 import { createCredentialSource } from './credential-source.js'
 import type { ApiError } from './api-error.js'
+import { ConnectionError } from './connection-error.js'
 
 /** A query string value; `undefined` leaves the parameter out. */
 export type QueryValue = string | number | boolean | undefined
@@ -275,7 +276,12 @@ export class KubeTransport {
       } catch (error) {
         deadline.release()
         this.#observe(req.method, req.path, undefined, started, throttledMs)
-        throw new Error(`${req.method} ${path}: ${describeNetworkError(error)}`, { cause: error })
+        const message = `${req.method} ${path}: ${describeNetworkError(error)}`
+        // A request the caller cancelled did reach nothing, but the cluster is not at fault.
+        if (req.signal?.aborted === true) throw new Error(message, { cause: error })
+        throw new ConnectionError(message, this.config.server, networkErrorCode(error), {
+          cause: error,
+        })
       }
       this.#observe(req.method, req.path, response.statusCode, started, throttledMs)
       if (response.statusCode >= 200 && response.statusCode < 300) {
@@ -343,6 +349,13 @@ function parseJsonOrText(text: string): unknown {
   } catch {
     return text
   }
+}
+
+function networkErrorCode(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | undefined)?.code
+  if (typeof code === 'string') return code
+  const cause = (error as { cause?: unknown } | undefined)?.cause
+  return cause === undefined ? undefined : networkErrorCode(cause)
 }
 
 function describeNetworkError(error: unknown): string {

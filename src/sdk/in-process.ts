@@ -115,8 +115,8 @@ function adaptDecorator(
  * ```
  */
 export function inProcessDecoratorHooks<
-  Target extends KubeObject = KubeObject,
-  Attachment extends KubeObject = KubeObject,
+  Target extends ObjectLike = KubeObject,
+  Attachment extends ObjectLike = KubeObject,
   Status = Record<string, unknown>,
 >(hooks: {
   readonly sync?: DecoratorHook<Target, Attachment, Status>

@@ -10,7 +10,7 @@ import { isJsonObject } from '../core/kube-object.js'
 import type { CrdSchema } from './crd-schema.js'
 import { crdVersionSchema } from './crd-schema.js'
 import type { Hook } from './hook-types.js'
-import { validateAgainstSchema } from './schema-validation.js'
+import { parentSchemaMismatch } from './parent-schema-check.js'
 
 /** Options of {@link serveHooks}. */
 export interface ServeHooksOptions {
@@ -62,17 +62,12 @@ function checkParent(request: unknown, schema: CrdSchema): void {
   const parent = request['parent'] ?? request['object']
   if (!isJsonObject(parent))
     throw new HttpError(422, 'request has no parent object', { field: 'parent' })
-  const violations = validateAgainstSchema(parent, schema)
-  const [first] = violations
-  if (first === undefined) return
-  const meta = isJsonObject(parent['metadata']) ? parent['metadata'] : {}
-  const name = [meta['namespace'], meta['name']].filter((p) => typeof p === 'string').join('/')
-  throw new HttpError(
-    422,
-    `parent ${String(parent['kind'])} ${name} does not match its CRD schema: ` +
-      violations.map((v) => `${v.path}: ${v.message}`).join('; '),
-    { field: first.path, violations }
-  )
+  const mismatch = parentSchemaMismatch(parent, schema)
+  if (mismatch === undefined) return
+  throw new HttpError(422, mismatch.message, {
+    field: mismatch.field,
+    violations: mismatch.violations,
+  })
 }
 
 function readBody(req: IncomingMessage, limit: number): Promise<string> {

@@ -25,6 +25,8 @@ export {
   defaultBinaryDir,
   defaultKwokPath,
   MissingBinariesError,
+  missingBinaries,
+  INSTALL_COMMAND,
   KUBERNETES_VERSION,
   ETCD_VERSION,
 } from '../cluster/control-plane-binaries.js'
@@ -40,3 +42,7 @@ export { metacontrollerCrdFiles } from '../cluster/metacontroller-crds.js'
 export { waitFor, WaitTimeoutError } from '../runtime/wait-for.js'
 export type { WaitForOptions } from '../runtime/wait-for.js'
 export { findFreePort } from '../cluster/free-port.js'
+export { lastSyncError, waitForParent } from './wait-for-parent.js'
+export type { ParentRef } from './wait-for-parent.js'
+export { AUDIT_POLICY, parseFeatureGates } from '../cluster/api-server-options.js'
+export type { FeatureGates } from '../cluster/api-server-options.js'

@@ -68,14 +68,18 @@ describe('metactl cluster', () => {
     assert.match(stderr, /--nodes must be an integer from 0 to 256, got "two"/)
   })
 
-  it('explains how to build the binaries when they are missing', async () => {
+  it('names the missing binaries and the command that installs them', async () => {
     const empty = mkdtempSync(join(tmpdir(), 'metactl-nobin-'))
     try {
       const { code, stderr } = await metactl(['cluster', 'up', '--dir', join(empty, 'c')], {
         env: { METACTL_CONTROLPLANE_BIN: empty },
       })
       assert.equal(code, 1)
-      assert.match(stderr, /make controlplane/)
+      assert.match(
+        stderr,
+        /missing from .*: etcd, kube-apiserver, kube-controller-manager, kube-scheduler/
+      )
+      assert.match(stderr, /Install them with `npx metactl cluster install`/)
       assert.doesNotMatch(stderr, /at .*\.ts:\d+/, 'no stack trace for a user error')
     } finally {
       rmSync(empty, { recursive: true, force: true })

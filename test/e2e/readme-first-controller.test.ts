@@ -2,9 +2,13 @@
 // user would: in a fresh clone (of this repository's committed HEAD, instead of the URL), with a
 // fresh HOME, so `npm ci`, `metactl init`, the scaffold's `npm install` and `npm test`, `metactl
 // dev` (its own local cluster, in ~/.local/state), the kubectl commands and `metactl tree` all run
-// as written. Deviations, all outside the README's text: the clone URL is this checkout; `metactl
-// dev`, which the README leaves running in a terminal, runs in the background; npm uses the real
-// npm cache (prefer-offline) and the control plane the already-built binaries.
+// as written. It starts as a new machine does, without the local cluster's binaries (the harness's
+// METACTL_CONTROLPLANE_BIN and METACTL_KWOK_BIN point at an empty directory): the first command
+// that fails must name the one command that fixes it, `npx metactl cluster install`; that command
+// is then run against the already-built binaries (so it builds nothing: a cold build takes 16
+// minutes) and the flow goes on from the failed command. Deviations, all outside the README's
+// text: the clone URL is this checkout; `metactl dev`, which the README leaves running in a
+// terminal, runs in the background; npm uses the real npm cache (prefer-offline).
 import assert from 'node:assert/strict'
 import { execFile, spawn } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
@@ -47,8 +51,12 @@ describe('README: write your first controller in 5 minutes', { timeout: 900_000 
     HOME: home,
     npm_config_cache: process.env['npm_config_cache'] ?? join(homedir(), '.npm'),
     npm_config_prefer_offline: 'true',
-    METACTL_CONTROLPLANE_BIN: defaultBinaryDir(),
-    METACTL_KWOK_BIN: defaultKwokPath(),
+    METACTL_CONTROLPLANE_BIN: join(work, 'no-binaries'),
+    METACTL_KWOK_BIN: join(work, 'no-binaries', 'kwok'),
+  }
+  const withBinaries = (): void => {
+    env['METACTL_CONTROLPLANE_BIN'] = defaultBinaryDir()
+    env['METACTL_KWOK_BIN'] = defaultKwokPath()
   }
   let dev: ChildProcess | undefined
   let project = ''
@@ -104,11 +112,33 @@ describe('README: write your first controller in 5 minutes', { timeout: 900_000 
       process.stdout.write(`# ${text}\n`)
     }
     const begun = Date.now()
-    await bash(script, work)
-    project = join(work, 'my-controller')
-    step(
-      `clone, npm ci, init, npm install, npm test: ${((Date.now() - begun) / 1000).toFixed(0)} s`
+    // The line that fails first, by number: the trap is line 1, the README's first line is 2.
+    const failed = await bash(
+      ['trap \'echo "readme-failed-line $LINENO" >&2\' ERR', ...script],
+      work
+    ).then(
+      (out) => ({ line: -1, out }),
+      (error: unknown) => {
+        const text = error instanceof Error ? error.message : String(error)
+        const line = Number(/readme-failed-line (\d+)/.exec(text)?.[1] ?? 0) - 2
+        return { line, out: text }
+      }
     )
+    project = join(work, 'my-controller')
+    const cdProject = script.findIndex((line) => line.startsWith('cd ../my-controller'))
+    assert.ok(failed.line > cdProject, `the first failure is in the project:\n${failed.out}`)
+    assert.match(script[failed.line] ?? '', /^npm test\b/, 'npm test is the first command to fail')
+    assert.match(
+      failed.out,
+      /the local cluster's binaries are missing from \S+: etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok\. Install them with `npx metactl cluster install`/
+    )
+    step(`clone to the failing npm test: ${((Date.now() - begun) / 1000).toFixed(0)} s`)
+
+    withBinaries()
+    const installed = await bash(['npx metactl cluster install'], project)
+    assert.match(installed, /binaries are installed .*nothing to build/)
+    await bash(script.slice(failed.line), project)
+    step(`npm test again, after the install: ${((Date.now() - begun) / 1000).toFixed(0)} s`)
 
     let output = ''
     // Its own process group, so that Ctrl-C can be sent as a terminal sends it: to npx and

@@ -49,7 +49,7 @@ describe('control plane lifecycle', () => {
       (error: unknown) =>
         error instanceof MissingBinariesError &&
         error.message.includes('kwok') &&
-        error.message.includes('make controlplane')
+        error.message.includes('npx metactl cluster install')
     )
   })
 

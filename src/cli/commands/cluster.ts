@@ -2,6 +2,8 @@ import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { Command, Option } from 'commander'
 import { startControlPlane } from '../../cluster/control-plane.js'
+import { parseFeatureGates } from '../../cluster/api-server-options.js'
+import type { FeatureGates } from '../../cluster/api-server-options.js'
 import {
   readControlPlaneState,
   runningProcesses,
@@ -18,6 +20,7 @@ import { stopRealNodeCluster } from '../../cluster/real-node/stop-real-node-clus
 import { readRealNodeState } from '../../cluster/real-node/real-node-state.js'
 import { realNodeLayout } from '../../cluster/real-node/real-node-layout.js'
 import { CliError } from '../cli-error.js'
+import { installClusterBinaries } from './cluster-install.js'
 import type { CliIo } from '../cli-io.js'
 
 /** Returns the directory `metactl cluster` uses when `--dir` is not given. */
@@ -39,6 +42,8 @@ interface UpOptions {
   readonly port?: string
   readonly nodes?: string
   readonly runtime: string
+  readonly featureGates?: string
+  readonly auditLog?: string
 }
 
 async function up(io: CliIo, opts: UpOptions): Promise<void> {
@@ -71,6 +76,8 @@ async function up(io: CliIo, opts: UpOptions): Promise<void> {
     binaries,
     crds: opts.crd,
     nodes: parseNodes(opts.nodes ?? '1'),
+    ...(opts.featureGates === undefined ? {} : { featureGates: gates(opts.featureGates) }),
+    ...(opts.auditLog === undefined ? {} : { auditLogPath: resolve(opts.auditLog) }),
     ...(opts.port === undefined ? {} : { apiServerPort: parsePort(opts.port) }),
     onProgress: (message) => {
       io.err(`  ${message}`)
@@ -81,6 +88,14 @@ async function up(io: CliIo, opts: UpOptions): Promise<void> {
   io.out(`kubeconfig: ${plane.kubeconfigPath}`)
   io.out(`export KUBECONFIG=${plane.kubeconfigPath}`)
   io.out(`Stop it with: metactl cluster down --dir ${dir}`)
+}
+
+function gates(text: string): FeatureGates {
+  try {
+    return parseFeatureGates(text)
+  } catch (error) {
+    throw new CliError(`--feature-gates: ${error instanceof Error ? error.message : String(error)}`)
+  }
 }
 
 // The control plane, containerd, a kubelet and kube-proxy in namespaces of their own.
@@ -212,11 +227,29 @@ async function downRealNode(io: CliIo, dir: string): Promise<void> {
   io.out('namespaces, cgroup and mounts removed')
 }
 
-/** Builds `metactl cluster up|status|down`. */
+/** Builds `metactl cluster install|up|status|down`. */
 export function clusterCommand(io: CliIo, setExitCode: (code: number) => void): Command {
   const cluster = new Command('cluster').description(
     'run a local Kubernetes cluster (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, simulated nodes) on 127.0.0.1'
   )
+  cluster
+    .command('install')
+    .description(
+      "build the local cluster's binaries from Go modules (once; needs Go >= 1.26); does nothing when they are installed"
+    )
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Runs the build scripts shipped in the package (tools/controlplane/build.sh and',
+        'tools/kwok/build.sh) for the binaries that are missing, into',
+        '$XDG_CACHE_HOME/metacontroller-ts/controlplane (or $METACTL_CONTROLPLANE_BIN and',
+        '$METACTL_KWOK_BIN). A cold build takes about 16 min on 2 cores.',
+      ].join('\n')
+    )
+    .action(async () => {
+      await installClusterBinaries({ io })
+    })
   cluster
     .command('up')
     .description('start a local control plane in the background and print its kubeconfig')
@@ -239,6 +272,11 @@ export function clusterCommand(io: CliIo, setExitCode: (code: number) => void): 
         'kube-proxy) in network and mount namespaces of its own (root, `make node`)',
       'kwok'
     )
+    .option(
+      '--feature-gates <gates>',
+      'kube-apiserver feature gates, e.g. ShardedListAndWatch=true (comma-separated)'
+    )
+    .option('--audit-log <path>', "write kube-apiserver's audit log of writes (JSON lines) here")
     .action(async (opts: UpOptions) => {
       await up(io, opts)
     })

@@ -1,11 +1,13 @@
 /**
- * The cluster `metactl dev` works against: the one `--kubeconfig` names, or the local control
+ * The cluster `metactl dev` works against: the one `--kubeconfig`/`--context` name (kind, k3d,
+ * any running cluster), or the local control
  * plane in `metactl cluster`'s directory, reused when it runs and started (in the background, so
  * that the next `metactl dev` reuses it) when it does not.
  *
  * @module
  */
-import { resolve } from 'node:path'
+import { homedir } from 'node:os'
+import { join, resolve } from 'node:path'
 import type { KubeObject } from '../../core/kube-object.js'
 import type { ClusterConfig } from '../../kube/cluster-config.js'
 import { DynamicClient } from '../../kube/dynamic-client.js'
@@ -33,8 +35,12 @@ function isRunning(state: ControlPlaneState | undefined): state is ControlPlaneS
   return runningProcesses(state).length === state.processes.length
 }
 
-async function connect(kubeconfig: string, origin: DevCluster['origin']): Promise<DevCluster> {
-  const config = await loadClusterConfig({ kubeconfig })
+async function connect(
+  kubeconfig: string,
+  origin: DevCluster['origin'],
+  context?: string
+): Promise<DevCluster> {
+  const config = await loadClusterConfig({ kubeconfig, context })
   const transport = new KubeTransport(config, { timeoutMs: 30_000 })
   return {
     config,
@@ -52,13 +58,16 @@ async function connect(kubeconfig: string, origin: DevCluster['origin']): Promis
  */
 export async function openDevCluster(options: {
   readonly kubeconfig?: string
+  readonly context?: string
   readonly clusterDir: string
   readonly crds: readonly KubeObject[]
   readonly progress: (line: string) => void
 }): Promise<DevCluster> {
   const crds = [...metacontrollerCrdFiles(), ...options.crds]
-  if (options.kubeconfig !== undefined) {
-    const cluster = await connect(options.kubeconfig, 'given')
+  if (options.kubeconfig !== undefined || options.context !== undefined) {
+    const kubeconfig =
+      options.kubeconfig ?? process.env['KUBECONFIG'] ?? join(homedir(), '.kube', 'config')
+    const cluster = await connect(kubeconfig, 'given', options.context)
     await installCrds(cluster.client, crds)
     return cluster
   }

@@ -20,6 +20,7 @@ interface DevOptions {
   readonly hooks: string
   readonly manifests: string
   readonly kubeconfig?: string
+  readonly context?: string
   readonly clusterDir: string
 }
 
@@ -76,6 +77,7 @@ async function dev(io: CliIo, opts: DevOptions): Promise<void> {
   const module = new HookModule(resolve(projectDir, opts.hooks), projectDir)
   const cluster = await openDevCluster({
     ...(opts.kubeconfig === undefined ? {} : { kubeconfig: opts.kubeconfig }),
+    ...(opts.context === undefined ? {} : { context: opts.context }),
     clusterDir: opts.clusterDir,
     crds,
     progress: (line) => {
@@ -122,7 +124,11 @@ export function devCommand(io: CliIo): Command {
       'directory whose *.yaml CRDs and CompositeControllers to use',
       'deploy'
     )
-    .option('--kubeconfig <path>', 'use this cluster instead of the local one')
+    .option(
+      '--kubeconfig <path>',
+      'use the cluster of this kubeconfig (kind, k3d, any running cluster) instead of the local one'
+    )
+    .option('--context <name>', 'kubeconfig context of that cluster (default: current-context)')
     .addOption(
       new Option(
         '--cluster-dir <dir>',

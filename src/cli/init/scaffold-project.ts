@@ -127,6 +127,13 @@ npx metactl tree ${n.kind.toLowerCase()}/hello
 | \`test/controller.test.ts\` | the controller on a real local control plane (\`startControlPlane\`) |
 | \`Dockerfile\` | the hook image |
 
+The local cluster's binaries are built once with \`npx metactl cluster install\` (Go >= 1.26,
+about 16 minutes cold); \`npm test\` fails and says so while they are missing. With a cluster of
+your own instead (kind, k3d, any): \`METACTL_USE_EXISTING_CLUSTER=1 npm test\` (the cluster of
+\`$KUBECONFIG\`, context \`$METACTL_CONTEXT\` or the current one) and
+\`npx metactl dev --kubeconfig FILE --context NAME\`. \`METACTL_SKIP_CLUSTER_TESTS=1 npm test\` skips
+the cluster test.
+
 In a cluster: install the Metacontroller CRDs and an engine (metacontroller-ts' \`deploy/\`, or
 upstream Metacontroller), build and load the image (\`docker build -t ${n.name}-hook:dev .\`), then
 \`kubectl apply -k deploy\`.

@@ -220,6 +220,7 @@ export function compositeKind(options: CompositeKindOptions): ControllerKind {
     },
 
     childKeys,
+    parentOf: (key, caches) => parentsOf(caches)?.get(key),
 
     allParentKeys(caches) {
       return (parentsOf(caches)?.list() ?? []).filter(isInScope).map(objectKey)

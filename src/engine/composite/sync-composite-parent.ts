@@ -352,6 +352,7 @@ async function manageComposite(
     types: compositeSyncRules(controller.children, observed.selector).types,
     ...(writes.applier === undefined ? {} : { applier: writes.applier }),
     signal,
+    log,
   })
   if (done.created.length + done.updated.length + done.deleted.length > 0)
     log.info('children changed', { ...done })

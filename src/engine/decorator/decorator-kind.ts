@@ -88,6 +88,11 @@ export function decoratorKind(options: DecoratorKindOptions): ControllerKind {
 
     childKeys: decoratorChildKeys(controller.name, rules, ruleOf),
 
+    parentOf(key, caches) {
+      const parts = splitKey(key)
+      return parts === undefined ? undefined : targetsOf(caches, parts.rule)?.get(parts.key)
+    },
+
     allParentKeys(caches) {
       return rules.flatMap((rule, index) =>
         (targetsOf(caches, index)?.list() ?? [])

@@ -157,6 +157,7 @@ async function applyDecorator(
       types: controller.attachments.types,
       ...(writes.applier === undefined ? {} : { applier: writes.applier }),
       signal,
+      log,
     })
     if (done.created.length + done.updated.length + done.deleted.length > 0)
       log.info('attachments changed', { ...done })

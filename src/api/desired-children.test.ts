@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import type { KubeObject } from '../../core/kube-object.js'
-import { compileLabelSelector } from '../../core/label-selector.js'
+import type { KubeObject } from '../core/kube-object.js'
+import { compileLabelSelector } from '../core/label-selector.js'
 import { InvalidDesiredChildError, prepareDesiredChildren } from './desired-children.js'
 import type { DesiredChildrenContext } from './desired-children.js'
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { isClusterScoped, isResourceOf, kindOf, pluralOf } from './offline-resources.js'
+import { isClusterScoped, isResourceOf, kindOf, pluralOf } from './resource-names.js'
 
 describe('offline resources', () => {
   it('pluralizes kinds as Kubernetes names their resources', () => {
