@@ -15,6 +15,7 @@ import type { RecordedProcess } from '../control-plane-state.js'
 import { waitFor } from '../../runtime/wait-for.js'
 import { createCgroupRoot, hostCgroupV1Mounts } from './cgroup-root.js'
 import { ensureClusterPki } from './cluster-pki.js'
+import { readCreatedDirs, writeCreatedDirs } from './created-dirs-registry.js'
 import {
   maskGlobalSysctls,
   mountPrivateDirs,
@@ -113,6 +114,7 @@ async function supervise(options: SupervisorOptions): Promise<void> {
   }
   writeRealNodeState(layout.stateFile, state)
   state = { ...state, createdDirs: mountPrivateDirs() }
+  writeCreatedDirs([...readCreatedDirs(), ...state.createdDirs])
   createCgroupRoot(layout.cgroupRoot, cgroupMounts)
   writeRealNodeState(layout.stateFile, state)
   const record = (proc: ManagedProcess): void => {
