@@ -54,7 +54,7 @@ integration: install controlplane node
 helm:
 	@tools/helm/build.sh >/dev/null
 
-e2e: install controlplane helm
+e2e: install controlplane node helm
 	npm run test:e2e
 
 test: check unit build integration e2e

@@ -8,12 +8,14 @@
  */
 import { join } from 'node:path'
 import { startControlPlane } from '../control-plane.js'
+import type { ControlPlane } from '../control-plane.js'
 import { findControlPlaneBinaries } from '../control-plane-binaries.js'
 import { ManagedProcess } from '../managed-process.js'
 import type { RecordedProcess } from '../control-plane-state.js'
 import { waitFor } from '../../runtime/wait-for.js'
 import { createCgroupRoot, hostCgroupV1Mounts } from './cgroup-root.js'
 import { ensureClusterPki } from './cluster-pki.js'
+import { readCreatedDirs, writeCreatedDirs } from './created-dirs-registry.js'
 import {
   maskGlobalSysctls,
   mountPrivateDirs,
@@ -21,6 +23,7 @@ import {
   setUpNodeNetwork,
 } from './namespace-setup.js'
 import { requireRealNodePrerequisites } from './node-binaries.js'
+import type { NodeComponentPaths } from './node-binaries.js'
 import {
   importImages,
   startContainerd,
@@ -29,6 +32,7 @@ import {
   writeNodeConfig,
 } from './node-components.js'
 import { NODE_IP, realNodeLayout } from './real-node-layout.js'
+import type { RealNodeLayout } from './real-node-layout.js'
 import { writeRealNodeState } from './real-node-state.js'
 import type { RealNodeState } from './real-node-state.js'
 import { forwarderCommand } from './forwarder-command.js'
@@ -53,6 +57,45 @@ function log(message: string): void {
   process.stderr.write(`${message}\n`)
 }
 
+// containerd (then the images), the kubelet and kube-proxy, each recorded as it starts.
+async function startNode(
+  layout: RealNodeLayout,
+  paths: NodeComponentPaths,
+  plane: ControlPlane,
+  record: (proc: ManagedProcess) => void,
+  timeoutMs: number
+): Promise<void> {
+  writeNodeConfig(layout, paths, plane.kubeconfigPath)
+  let started = Date.now()
+  const containerd = await startContainerd(layout, paths, timeoutMs)
+  record(containerd)
+  await importImages(layout, paths, [
+    join(paths.imagesDir, 'pause.tar'),
+    join(paths.imagesDir, 'web.tar'),
+  ])
+  log(`containerd ready, images imported in ${((Date.now() - started) / 1000).toFixed(1)} s`)
+  started = Date.now()
+  const [kubelet, kubeProxy] = await Promise.all([
+    startKubelet(layout, paths, plane.kubeconfigPath, plane.client, timeoutMs),
+    startKubeProxy(layout, paths, timeoutMs),
+  ])
+  record(kubelet)
+  record(kubeProxy)
+  log(`kubelet and kube-proxy ready in ${((Date.now() - started) / 1000).toFixed(1)} s`)
+  // Pods are admitted with a service-account token, so none can be created before this exists.
+  await waitFor(
+    async () => {
+      try {
+        await plane.client.get(SERVICE_ACCOUNTS, 'default', { namespace: 'default' })
+        return true
+      } catch {
+        return false
+      }
+    },
+    { timeoutMs, intervalMs: 200, description: 'the default ServiceAccount' }
+  )
+}
+
 async function supervise(options: SupervisorOptions): Promise<void> {
   const layout = realNodeLayout(options.dir)
   const paths = requireRealNodePrerequisites()
@@ -71,6 +114,7 @@ async function supervise(options: SupervisorOptions): Promise<void> {
   }
   writeRealNodeState(layout.stateFile, state)
   state = { ...state, createdDirs: mountPrivateDirs() }
+  writeCreatedDirs([...readCreatedDirs(), ...state.createdDirs])
   createCgroupRoot(layout.cgroupRoot, cgroupMounts)
   writeRealNodeState(layout.stateFile, state)
   const record = (proc: ManagedProcess): void => {
@@ -111,36 +155,7 @@ async function supervise(options: SupervisorOptions): Promise<void> {
       true
     )
   )
-  writeNodeConfig(layout, paths, plane.kubeconfigPath)
-  let started = Date.now()
-  const containerd = await startContainerd(layout, paths, options.startTimeoutMs)
-  record(containerd)
-  await importImages(layout, paths, [
-    join(paths.imagesDir, 'pause.tar'),
-    join(paths.imagesDir, 'web.tar'),
-  ])
-  log(`containerd ready, images imported in ${((Date.now() - started) / 1000).toFixed(1)} s`)
-  started = Date.now()
-  const timeoutMs = options.startTimeoutMs
-  const [kubelet, kubeProxy] = await Promise.all([
-    startKubelet(layout, paths, plane.kubeconfigPath, plane.client, timeoutMs),
-    startKubeProxy(layout, paths, timeoutMs),
-  ])
-  record(kubelet)
-  record(kubeProxy)
-  log(`kubelet and kube-proxy ready in ${((Date.now() - started) / 1000).toFixed(1)} s`)
-  // Pods are admitted with a service-account token, so none can be created before this exists.
-  await waitFor(
-    async () => {
-      try {
-        await plane.client.get(SERVICE_ACCOUNTS, 'default', { namespace: 'default' })
-        return true
-      } catch {
-        return false
-      }
-    },
-    { timeoutMs, intervalMs: 200, description: 'the default ServiceAccount' }
-  )
+  await startNode(layout, paths, plane, record, options.startTimeoutMs)
   await plane.release()
 }
 

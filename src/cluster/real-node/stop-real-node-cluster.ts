@@ -7,10 +7,11 @@
  *
  * @module
  */
-import { existsSync, readdirSync, rmdirSync, rmSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, rmdirSync, rmSync } from 'node:fs'
 import { readControlPlaneState, stopRecordedProcesses } from '../control-plane-state.js'
 import { isProcessRunning, stopProcess } from '../managed-process.js'
 import { cgroupPids, removeCgroupRoot } from './cgroup-root.js'
+import { readCreatedDirs, writeCreatedDirs } from './created-dirs-registry.js'
 import { namespaceId } from './namespace-setup.js'
 import { realNodeLayout } from './real-node-layout.js'
 import { readRealNodeState } from './real-node-state.js'
@@ -38,6 +39,47 @@ export function namespacePids(state: Pick<RealNodeState, 'netns' | 'mntns'>): nu
     }
   }
   return pids
+}
+
+/**
+ * Tells whether any process's mount namespace has a mount on `dir` (another real node's cluster
+ * still running): removing the directory would detach that mount from under it.
+ */
+export function mountedElsewhere(dir: string): boolean {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    let text: string
+    try {
+      text = readFileSync(`/proc/${entry}/mountinfo`, 'utf8')
+    } catch {
+      continue
+    }
+    // Field 5 of a mountinfo line is the mount point.
+    if (text.split('\n').some((line) => line.split(' ')[4] === dir)) return true
+  }
+  return false
+}
+
+// Removes the mount-point directories any real node's cluster created, unless another one still
+// mounts there; returns this cluster's own that could not be removed.
+function removeCreatedDirs(own: readonly string[]): string[] {
+  const kept: string[] = []
+  const failed: string[] = []
+  for (const dir of new Set([...readCreatedDirs(), ...own])) {
+    if (!existsSync(dir)) continue
+    if (mountedElsewhere(dir)) {
+      kept.push(dir)
+      continue
+    }
+    try {
+      rmdirSync(dir)
+    } catch {
+      kept.push(dir)
+      if (own.includes(dir)) failed.push(`directory ${dir}`)
+    }
+  }
+  writeCreatedDirs(kept)
+  return failed
 }
 
 function leftPids(state: RealNodeState): number[] {
@@ -95,13 +137,7 @@ export async function stopRealNodeCluster(dir: string): Promise<RealNodeTeardown
   leftovers.push(
     ...removeCgroupRoot(state.cgroupRoot, state.cgroupMounts).map((d) => `cgroup ${d}`)
   )
-  for (const created of state.createdDirs) {
-    try {
-      if (existsSync(created)) rmdirSync(created)
-    } catch {
-      leftovers.push(`directory ${created}`)
-    }
-  }
+  leftovers.push(...removeCreatedDirs(state.createdDirs))
   rmSync(layout.apiServerSocket, { force: true })
   // Complete: nothing is left to find, and the next `down` has nothing to do.
   if (leftovers.length === 0) rmSync(layout.stateFile, { force: true })

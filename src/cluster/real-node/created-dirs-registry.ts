@@ -1,0 +1,35 @@
+/**
+ * The host directories real node clusters created as mount points (`/run/containerd`, …), kept
+ * in one file for all clusters of this user: the cluster that created one may go down while
+ * another still has its tmpfs there, so whichever goes down last removes it.
+ *
+ * @module
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { homedir } from 'node:os'
+import { dirname, join } from 'node:path'
+
+/** Path of the registry file. */
+export function createdDirsRegistryPath(env: NodeJS.ProcessEnv = process.env): string {
+  const cache = env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache')
+  return join(cache, 'metacontroller-ts', 'real-node-created-dirs.json')
+}
+
+/** The directories recorded as created by a real node's cluster and not removed yet. */
+export function readCreatedDirs(path: string = createdDirsRegistryPath()): string[] {
+  try {
+    const value: unknown = JSON.parse(readFileSync(path, 'utf8'))
+    return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []
+  } catch {
+    return []
+  }
+}
+
+/** Replaces the recorded directories. */
+export function writeCreatedDirs(
+  dirs: readonly string[],
+  path: string = createdDirsRegistryPath()
+): void {
+  mkdirSync(dirname(path), { recursive: true })
+  writeFileSync(path, `${JSON.stringify([...new Set(dirs)].sort())}\n`)
+}
