@@ -119,6 +119,37 @@ async function moduleHook(specifier: string, finalizing: boolean): Promise<Rende
   return { description, call: (request) => call(request, signal), close: () => Promise.resolve() }
 }
 
+/** Leaves out, with a warning, the observed children the engine would not claim. */
+function leaveOutUnclaimed(
+  byRule: Iterable<Map<string, KubeObject>>,
+  parent: KubeObject,
+  selector: ParentSelector,
+  warn: (line: string) => void
+): void {
+  for (const children of byRule) {
+    for (const [key, child] of children) {
+      const decision = decideClaim(child, parent, selector.matches)
+      if (decision.action === 'claim' || decision.action === 'adopt') continue
+      warn(`warning: observed ${describeObject(child)} is left out: ${decision.reason}`)
+      children.delete(key)
+    }
+  }
+}
+
+/** Warns about what an offline render cannot do as the engine would. */
+function warnOffline(
+  spec: CompositeControllerSpec,
+  finalizing: boolean,
+  warn: (line: string) => void
+): void {
+  if (finalizing && spec.hooks.finalize === undefined) {
+    warn('warning: the controller has no finalize hook; the engine never sends finalizing: true')
+  }
+  if (spec.hooks.customize !== undefined) {
+    warn('warning: the customize hook is not called offline; related objects are empty')
+  }
+}
+
 /**
  * Renders a CompositeController's hook for a parent: claims the observed children as the engine
  * would, calls the hook, and plans with the engine's own planner.
@@ -143,21 +174,9 @@ export async function renderComposite(
     observedObjects
   )
   const selector = parentSelector(spec, parent)
-  for (const children of byRule.values()) {
-    for (const [key, child] of children) {
-      const decision = decideClaim(child, parent, selector.matches)
-      if (decision.action === 'claim' || decision.action === 'adopt') continue
-      warn(`warning: observed ${describeObject(child)} is left out: ${decision.reason}`)
-      children.delete(key)
-    }
-  }
+  leaveOutUnclaimed(byRule.values(), parent, selector, warn)
   const finalizing = opts.finalizing === true
-  if (finalizing && spec.hooks.finalize === undefined) {
-    warn('warning: the controller has no finalize hook; the engine never sends finalizing: true')
-  }
-  if (spec.hooks.customize !== undefined) {
-    warn('warning: the customize hook is not called offline; related objects are empty')
-  }
+  warnOffline(spec, finalizing, warn)
 
   const observed = new Map(rules.map((rule) => [typeOf(rule), byRule.get(rule) ?? new Map()]))
   const request = (state: KubeObject): CompositeSyncRequest => ({

@@ -115,8 +115,8 @@ describe('sync', () => {
 `
 }
 
-/** \`test/controller.test.ts\`: the controller on a real local control plane. */
-export function integrationTestSource(n: ScaffoldNames): string {
+/** The imports and helpers of \`test/controller.test.ts\`. */
+function integrationTestHead(n: ScaffoldNames): string {
   return `// The controller on a real local control plane (etcd + kube-apiserver): the engine runs the
 // hook in-process, creates the ConfigMaps and writes the status. Skipped, with the reason, when
 // the control-plane binaries are not built (see the metacontroller-ts README).
@@ -150,7 +150,12 @@ function skipReason(): string | false {
   }
 }
 
-describe('${n.name} on a local control plane', { skip: skipReason() }, () => {
+`
+}
+
+/** \`test/controller.test.ts\`: the controller on a real local control plane. */
+export function integrationTestSource(n: ScaffoldNames): string {
+  return `${integrationTestHead(n)}describe('${n.name} on a local control plane', { skip: skipReason() }, () => {
   let plane: ControlPlane | undefined
   let engine: Engine | undefined
   const namespace = \`test-\${Date.now().toString(36)}\`
