@@ -40,7 +40,7 @@ import type { ClientRateLimit } from '../runtime/token-bucket-limiter.js'
 import { parseDecoratorControllerSpec } from '../api/decorator-controller-spec.js'
 import { UnknownResourceError } from '../kube/unknown-resource-error.js'
 import { NotLeaderError } from '../runtime/leader-election.js'
-import type { ApplyStrategy } from './children/child-applier.js'
+import type { ApplyStrategy, ChildApplier } from './children/child-applier.js'
 import { ENGINE_FIELD_MANAGER, parseApplyStrategy } from './children/child-applier.js'
 import { dynamicApplier } from './children/dynamic-applier.js'
 import { ServerSideApplier } from './children/server-side-applier.js'
@@ -58,6 +58,7 @@ import type { HookAddressMap } from './hooks/traced-connector.js'
 import { DEFAULT_HOOK_MAX_IN_FLIGHT, limitHooks } from './hooks/hook-call-limiter.js'
 import { hookLimiterFor } from './hooks/webhook-hooks.js'
 import type { ParentShard } from './sharding/parent-shard.js'
+import { DEFAULT_MAX_RESPONSE_BYTES } from './hooks/post-webhook.js'
 import { hookMetricsFor } from './metrics/hook-metrics.js'
 
 /** The metrics of API requests, with upstream's graded lines (V(4) writes, V(7) discovery). */
@@ -148,7 +149,7 @@ export interface EngineOptions {
   readonly eventsBurst?: number
   /** Per-object event refill rate in events/s (1/300, upstream `--events-qps`). */
   readonly eventsQps?: number
-  /** Largest hook response body accepted (64 MiB); a larger one fails the sync. */
+  /** Largest hook response body accepted ({@link DEFAULT_MAX_RESPONSE_BYTES}); a larger one fails the sync. */
   readonly hookResponseLimitBytes?: number
   /**
    * Where connections for a hook URL's `host:port` go instead: lets an engine run outside the
@@ -199,6 +200,41 @@ export interface InProcessDecoratorController {
   /** The spec as it would appear in a DecoratorController (`hooks` entries may be `{}`). */
   readonly spec: unknown
   readonly hooks: DecoratorHooks
+}
+
+/** The engine's shared informers: managedFields dropped, list and watch failures logged. */
+function engineInformers(
+  client: DynamicClient,
+  metrics: RuntimeMetrics,
+  log: Logger
+): SharedInformers {
+  return new SharedInformers((ref, scope) => dynamicListWatcher(client, ref, scope), {
+    // The engine never reads managedFields; dropping them halves the cache.
+    transform: stripManagedFields,
+    observer: metrics.informerObserver({
+      onError: (resource, error, retryInMs) => {
+        log.warn('watch failed; retrying', { resource, error, retryInMs })
+      },
+      onHandlerError: (resource, error) => {
+        log.error('event handler failed', { resource, error })
+      },
+    }),
+  })
+}
+
+/** How the engine writes desired children (`--apply-strategy`). */
+function engineApplier(
+  strategy: ApplyStrategy,
+  client: DynamicClient,
+  log: Logger,
+  fieldManager: string | undefined
+): ChildApplier {
+  if (strategy !== 'server-side-apply') return dynamicApplier
+  return new ServerSideApplier({
+    client,
+    log,
+    ...(fieldManager === undefined || fieldManager === '' ? {} : { fieldManager }),
+  })
 }
 
 /** The running engine. */
@@ -270,40 +306,20 @@ export class Engine {
           log.warn('discovery failed for a group version', { groupVersion, error })
         },
       }),
-      informers: new SharedInformers((ref, scope) => dynamicListWatcher(client, ref, scope), {
-        // The engine never reads managedFields; dropping them halves the cache.
-        transform: stripManagedFields,
-        observer: this.metrics.informerObserver({
-          onError: (resource, error, retryInMs) => {
-            log.warn('watch failed; retrying', { resource, error, retryInMs })
-          },
-          onHandlerError: (resource, error) => {
-            log.error('event handler failed', { resource, error })
-          },
-        }),
-      }),
+      informers: engineInformers(client, this.metrics, log),
       events: this.#recorder,
       log,
       metrics: this.metrics,
       workers: options.workers ?? 5,
       cacheFlushIntervalMs: options.cacheFlushIntervalMs ?? 30 * 60_000,
       targetSelector: target,
-      hookResponseLimitBytes: options.hookResponseLimitBytes ?? 64 * 1024 * 1024,
+      hookResponseLimitBytes: options.hookResponseLimitBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
       ...(options.hookAddresses === undefined ? {} : { hookAddresses: options.hookAddresses }),
       hookMaxInFlight: options.hookMaxInFlight ?? DEFAULT_HOOK_MAX_IN_FLIGHT,
       ...(leadership === undefined ? {} : { leading: leadership.leading }),
       ...(options.shard === undefined ? {} : { shard: options.shard }),
       revisionNamespace: options.revisionNamespace ?? DEFAULT_REVISION_NAMESPACE,
-      applier:
-        strategy === 'server-side-apply'
-          ? new ServerSideApplier({
-              client,
-              log,
-              ...(options.ssaFieldManager === undefined || options.ssaFieldManager === ''
-                ? {}
-                : { fieldManager: options.ssaFieldManager }),
-            })
-          : dynamicApplier,
+      applier: engineApplier(strategy, client, log, options.ssaFieldManager),
     }
   }
 

@@ -223,7 +223,6 @@ export function parseKubeconfig(text: string, filePath: string): Kubeconfig {
   const baseDir = path.dirname(path.resolve(filePath))
   const resolveRef = (ref: string | undefined): string | undefined =>
     ref === undefined ? undefined : path.resolve(baseDir, ref)
-
   const clusters = new Map<string, KubeconfigCluster>()
   for (const [name, body] of namedEntries(doc, 'clusters', 'cluster', fail)) {
     const field = new Fields(body, `cluster "${name}"`, fail)
@@ -236,7 +235,35 @@ export function parseKubeconfig(text: string, filePath: string): Kubeconfig {
       tlsServerName: field.string('tls-server-name'),
     })
   }
+  const users = parseUsers(doc, filePath, baseDir, fail)
+  const contexts = new Map<string, KubeconfigContext>()
+  for (const [name, body] of namedEntries(doc, 'contexts', 'context', fail)) {
+    const field = new Fields(body, `context "${name}"`, fail)
+    contexts.set(name, {
+      file: filePath,
+      cluster: field.string('cluster'),
+      user: field.string('user'),
+      namespace: field.string('namespace'),
+    })
+  }
+  return {
+    files: [filePath],
+    currentContext: new Fields(doc, 'the file', fail).string('current-context'),
+    clusters,
+    users,
+    contexts,
+  }
+}
 
+/** The `users` of a kubeconfig file, with their file references resolved against `baseDir`. */
+function parseUsers(
+  doc: Record<string, unknown>,
+  filePath: string,
+  baseDir: string,
+  fail: (detail: string) => KubeconfigError
+): Map<string, KubeconfigUser> {
+  const resolveRef = (ref: string | undefined): string | undefined =>
+    ref === undefined ? undefined : path.resolve(baseDir, ref)
   const users = new Map<string, KubeconfigUser>()
   for (const [name, body] of namedEntries(doc, 'users', 'user', fail)) {
     const field = new Fields(body, `user "${name}"`, fail)
@@ -260,25 +287,7 @@ export function parseKubeconfig(text: string, filePath: string): Kubeconfig {
             'unnamed'),
     })
   }
-
-  const contexts = new Map<string, KubeconfigContext>()
-  for (const [name, body] of namedEntries(doc, 'contexts', 'context', fail)) {
-    const field = new Fields(body, `context "${name}"`, fail)
-    contexts.set(name, {
-      file: filePath,
-      cluster: field.string('cluster'),
-      user: field.string('user'),
-      namespace: field.string('namespace'),
-    })
-  }
-
-  return {
-    files: [filePath],
-    currentContext: new Fields(doc, 'the file', fail).string('current-context'),
-    clusters,
-    users,
-    contexts,
-  }
+  return users
 }
 
 /**
@@ -302,18 +311,23 @@ export function mergeKubeconfigs(configs: readonly Kubeconfig[]): Kubeconfig {
   return { files: configs.flatMap((c) => c.files), currentContext, clusters, users, contexts }
 }
 
+/** The context a {@link resolveKubeconfig} call selects, with its cluster and user. */
+interface SelectedContext {
+  readonly contextName: string
+  readonly context: KubeconfigContext
+  readonly clusterName: string
+  readonly cluster: KubeconfigCluster
+  readonly userName: string
+  readonly user: KubeconfigUser
+  /** Builds the error for a problem of this context, naming the file it was found in. */
+  readonly fail: (file: string, detail: string, cause?: unknown) => KubeconfigError
+}
+
 /**
- * Turns the selected context of a parsed kubeconfig into a {@link ClusterConfig}.
- *
- * @remarks
- * Reads the certificate files it refers to and checks that a token file is readable, so that a
- * broken kubeconfig fails at startup with the file and context named rather than on first request.
+ * Selects the context (`--context`, else current-context) and finds its cluster and user; every
+ * missing name is an error that says what to fix.
  */
-export async function resolveKubeconfig(
-  kubeconfig: Kubeconfig,
-  options: ResolveKubeconfigOptions = {}
-): Promise<ClusterConfig> {
-  const readFile = options.readFile ?? readUtf8
+function selectContext(kubeconfig: Kubeconfig, options: ResolveKubeconfigOptions): SelectedContext {
   const files = kubeconfig.files.join(path.delimiter)
   const available = nonEmpty([...kubeconfig.contexts.keys()].join(', ')) ?? 'none'
   const explicit = options.context === '' ? undefined : options.context
@@ -363,6 +377,25 @@ export async function resolveKubeconfig(
     user = found
   }
 
+  return { contextName, context, clusterName, cluster, userName, user, fail }
+}
+
+/**
+ * Turns the selected context of a parsed kubeconfig into a {@link ClusterConfig}.
+ *
+ * @remarks
+ * Reads the certificate files it refers to and checks that a token file is readable, so that a
+ * broken kubeconfig fails at startup with the file and context named rather than on first request.
+ */
+export async function resolveKubeconfig(
+  kubeconfig: Kubeconfig,
+  options: ResolveKubeconfigOptions = {}
+): Promise<ClusterConfig> {
+  const readFile = options.readFile ?? readUtf8
+  const { contextName, context, clusterName, cluster, userName, user, fail } = selectContext(
+    kubeconfig,
+    options
+  )
   const clusterFail = (detail: string, cause?: unknown): KubeconfigError =>
     fail(cluster.file, `: cluster "${clusterName}" ${detail}`, cause)
   const userFail = (detail: string, cause?: unknown): KubeconfigError =>

@@ -2,15 +2,14 @@
  * The object reads and writes a controller makes: the port the engine's sync steps depend on.
  *
  * @remarks
- * {@link DynamicClient} implements it against an API server; the engine's in-memory test tier
- * implements it over object stores. Lists and watches are the informers' business, not this one's.
+ * `DynamicClient` implements it against an API server; `FakeCluster` (`src/in-memory/`) in
+ * memory, for the conformance suite and `metactl render`. Lists and watches are the informers' business, not this one's.
  *
  * @module
  */
 import type { KubeObject } from '../core/kube-object.js'
 import type {
   DeleteOptions,
-  DynamicClient,
   ObjectCallOptions,
   ResourceRef,
   WriteOptions,
@@ -28,9 +27,4 @@ export interface ObjectClient {
   updateStatus(ref: ResourceRef, object: KubeObject, options?: WriteOptions): Promise<KubeObject>
   /** Deletes an object, honouring preconditions and the propagation policy. */
   delete(ref: ResourceRef, name: string, options?: DeleteOptions): Promise<unknown>
-}
-
-/** Views the real client as the port; a compile-time proof that it fits. */
-export function asObjectClient(client: DynamicClient): ObjectClient {
-  return client
 }

@@ -6,25 +6,7 @@ import type { Outcome, Reconcile, ReconcileContext } from './controller-loop.js'
 import { FakeClock } from './fake-clock.js'
 import { NotSyncedError, RetryAfterError, TerminalError } from './reconcile-errors.js'
 import { WorkQueue } from './work-queue.js'
-
-/** Lets promises resolved by the loop, the queue or a fake timer run their continuations. */
-function settle(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve))
-}
-
-/** Settles until `condition` holds; fails after many turns instead of hanging the run. */
-async function until(condition: () => boolean, what: string): Promise<void> {
-  for (let turn = 0; turn < 500; turn++) {
-    if (condition()) return
-    await settle()
-  }
-  assert.fail(`timed out waiting until ${what}`)
-}
-
-/** Settles a fixed number of turns, for asserting that nothing more happens. */
-async function settleMany(turns = 20): Promise<void> {
-  for (let turn = 0; turn < turns; turn++) await settle()
-}
+import { settleMany, until } from '../../test/support/event-loop-turns.js'
 
 /** A promise that stays pending until opened. */
 class Gate {

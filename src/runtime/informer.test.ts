@@ -8,28 +8,10 @@ import { FakeClock } from './fake-clock.js'
 import { Informer, WatchStatusError } from './informer.js'
 import type { InformerObserver, InformerOptions } from './informer.js'
 import type { ListWatcher } from './list-watcher.js'
+import { settleMany, until } from '../../test/support/event-loop-turns.js'
 
 type ListOptions = Parameters<ListWatcher['listPage']>[0]
 type WatchOptions = Parameters<ListWatcher['watch']>[0]
-
-/** Lets promises resolved by the fake source or a fake timer run their continuations. */
-function settle(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve))
-}
-
-/** Settles until `condition` holds; fails after many turns instead of hanging the run. */
-async function until(condition: () => boolean, what: string): Promise<void> {
-  for (let turn = 0; turn < 200; turn++) {
-    if (condition()) return
-    await settle()
-  }
-  assert.fail(`timed out waiting until ${what}`)
-}
-
-/** Settles a fixed number of turns, for asserting that nothing more happens. */
-async function settleMany(turns = 20): Promise<void> {
-  for (let turn = 0; turn < turns; turn++) await settle()
-}
 
 /** A promise that stays pending until opened; optionally rejects when a signal aborts. */
 class Gate {

@@ -476,13 +476,8 @@ export class Informer<T extends KubeObject = KubeObject> {
         }
         const event = step.value
         if (event.type === 'ERROR') {
-          const code = isJsonObject(event.object) ? event.object['code'] : undefined
-          const message = isJsonObject(event.object) ? event.object['message'] : undefined
-          const error = new WatchStatusError(
-            `watch of ${this.description} failed: ${typeof message === 'string' ? message : 'unknown error'}`,
-            typeof code === 'number' ? code : undefined
-          )
-          if (code === 410) return { kind: 'gone', error }
+          const error = this.#watchStatusError(event.object)
+          if (error.code === 410) return { kind: 'gone', error }
           throw error
         }
         armIdle()
@@ -492,25 +487,7 @@ export class Informer<T extends KubeObject = KubeObject> {
           this.#failures = 0
           this.#gones = 0
         }
-        switch (event.type) {
-          case 'ADDED':
-          case 'MODIFIED':
-            this.#apply(event.object as T)
-            break
-          case 'DELETED': {
-            // The event carries the object's final state, which is the last known one.
-            const last = this.#transform(event.object as T)
-            this.#store.remove(objectKey(last))
-            this.#emit([(h) => h.onDelete?.(last)])
-            break
-          }
-          case 'BOOKMARK':
-            break
-          default: {
-            const unreachable: never = event.type
-            throw new Error(`unexpected watch event ${String(unreachable)}`)
-          }
-        }
+        this.#applyEvent(event)
         const rv = event.object.metadata.resourceVersion
         if (rv !== undefined && rv !== '') this.#resourceVersion = rv
       }
@@ -523,6 +500,41 @@ export class Informer<T extends KubeObject = KubeObject> {
       outer.removeEventListener('abort', onOuterAbort)
       controller.abort(new Error('watch finished'))
       if (iterator !== undefined) closeIterator(iterator)
+    }
+  }
+
+  /** The error an `ERROR` watch event carries. */
+  #watchStatusError(object: unknown): WatchStatusError {
+    const code = isJsonObject(object) ? object['code'] : undefined
+    const message = isJsonObject(object) ? object['message'] : undefined
+    return new WatchStatusError(
+      `watch of ${this.description} failed: ${typeof message === 'string' ? message : 'unknown error'}`,
+      typeof code === 'number' ? code : undefined
+    )
+  }
+
+  /** Applies one watch event (not an `ERROR`) to the cache and tells the handlers. */
+  #applyEvent(event: WatchEvent): void {
+    switch (event.type) {
+      case 'ADDED':
+      case 'MODIFIED':
+        this.#apply(event.object as T)
+        break
+      case 'DELETED': {
+        // The event carries the object's final state, which is the last known one.
+        const last = this.#transform(event.object as T)
+        this.#store.remove(objectKey(last))
+        this.#emit([(h) => h.onDelete?.(last)])
+        break
+      }
+      case 'BOOKMARK':
+        break
+      case 'ERROR':
+        throw this.#watchStatusError(event.object)
+      default: {
+        const unreachable: never = event.type
+        throw new Error(`unexpected watch event ${String(unreachable)}`)
+      }
     }
   }
 

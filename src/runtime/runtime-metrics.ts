@@ -20,6 +20,125 @@ const REQUEST_BUCKETS = [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60]
 // client-go's workqueue buckets: 10^-8 s to 10 s, one per decade.
 const QUEUE_BUCKETS = [1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 0.01, 0.1, 1, 10]
 
+/** The client collectors of a {@link RuntimeMetrics}, on `registers`. */
+function clientCollectors(registers: Registry[]) {
+  return {
+    requests: new Counter({
+      name: 'rest_client_requests_total',
+      help: 'Number of HTTP requests to the API server, partitioned by status code, method, and host.',
+      labelNames: ['code', 'method', 'host'],
+      registers,
+    }),
+    requestLatency: new Histogram({
+      name: 'rest_client_request_duration_seconds',
+      help: 'Request latency in seconds, by verb and host.',
+      labelNames: ['verb', 'host'],
+      buckets: REQUEST_BUCKETS,
+      registers,
+    }),
+    rateLimiterLatency: new Histogram({
+      name: 'rest_client_rate_limiter_duration_seconds',
+      help: 'Client-side rate limiter latency in seconds, by verb and host.',
+      labelNames: ['verb', 'host'],
+      buckets: REQUEST_BUCKETS,
+      registers,
+    }),
+  }
+}
+
+/** The queue collectors of a {@link RuntimeMetrics}, on `registers`. */
+function queueCollectors(registers: Registry[]) {
+  return {
+    queueDepth: new Gauge({
+      name: 'workqueue_depth',
+      help: 'Current depth of workqueue.',
+      labelNames: ['name'],
+      registers,
+    }),
+    queueAdds: new Counter({
+      name: 'workqueue_adds_total',
+      help: 'Total number of adds handled by workqueue.',
+      labelNames: ['name'],
+      registers,
+    }),
+    queueLatency: new Histogram({
+      name: 'workqueue_queue_duration_seconds',
+      help: 'How long in seconds an item stays in workqueue before being requested.',
+      labelNames: ['name'],
+      buckets: QUEUE_BUCKETS,
+      registers,
+    }),
+    queueWork: new Histogram({
+      name: 'workqueue_work_duration_seconds',
+      help: 'How long in seconds processing an item from workqueue takes.',
+      labelNames: ['name'],
+      buckets: QUEUE_BUCKETS,
+      registers,
+    }),
+    queueRetries: new Counter({
+      name: 'workqueue_retries_total',
+      help: 'Total number of retries handled by workqueue.',
+      labelNames: ['name'],
+      registers,
+    }),
+    queueOldestWait: new Gauge({
+      name: 'workqueue_oldest_wait_seconds',
+      help: 'How long in seconds the oldest key of workqueue has waited for a worker, at the last check.',
+      labelNames: ['name'],
+      registers,
+    }),
+    queueStalls: new Counter({
+      name: 'workqueue_stalls_total',
+      help: 'Number of times the oldest key of workqueue waited longer than the stall threshold.',
+      labelNames: ['name'],
+      registers,
+    }),
+  }
+}
+
+/** The informer collectors of a {@link RuntimeMetrics}, on `registers`. */
+function informerCollectors(registers: Registry[]) {
+  return {
+    relists: new Counter({
+      name: 'informer_relists_total',
+      help: 'Number of full lists an informer made, by resource and reason (initial, gone).',
+      labelNames: ['resource', 'reason'],
+      registers,
+    }),
+    watchRestarts: new Counter({
+      name: 'informer_watch_restarts_total',
+      help: 'Number of watches reopened after a failure or an idle timeout, by resource and reason.',
+      labelNames: ['resource', 'reason'],
+      registers,
+    }),
+    informerErrors: new Counter({
+      name: 'informer_errors_total',
+      help: 'Number of list or watch failures an informer retried, by resource.',
+      labelNames: ['resource'],
+      registers,
+    }),
+  }
+}
+
+/** The leader collectors of a {@link RuntimeMetrics}, on `registers`. */
+function leaderCollectors(registers: Registry[]) {
+  return {
+    // The name client-go's leader-election metrics provider uses, so existing dashboards work.
+    leaderStatus: new Gauge({
+      name: 'leader_election_master_status',
+      help: '1 while this replica leads the named lease, 0 otherwise.',
+      labelNames: ['name'],
+      registers,
+    }),
+    leaderChanges: new Counter({
+      name: 'leader_election_changes_total',
+      help: 'Leadership changes of this replica, by lease and change (started, stopped).',
+      labelNames: ['name', 'change'],
+      registers,
+    }),
+  }
+}
+
 /** The runtime's metrics on one registry, with the adapters each part needs. */
 export class RuntimeMetrics {
   /** The registry to expose on `/metrics`. */
@@ -61,102 +180,26 @@ export class RuntimeMetrics {
     this.registry = registry
     this.#nowMs = nowMs
     const registers = [registry]
-    this.#requests = new Counter({
-      name: 'rest_client_requests_total',
-      help: 'Number of HTTP requests to the API server, partitioned by status code, method, and host.',
-      labelNames: ['code', 'method', 'host'],
-      registers,
-    })
-    this.#requestLatency = new Histogram({
-      name: 'rest_client_request_duration_seconds',
-      help: 'Request latency in seconds, by verb and host.',
-      labelNames: ['verb', 'host'],
-      buckets: REQUEST_BUCKETS,
-      registers,
-    })
-    this.#rateLimiterLatency = new Histogram({
-      name: 'rest_client_rate_limiter_duration_seconds',
-      help: 'Client-side rate limiter latency in seconds, by verb and host.',
-      labelNames: ['verb', 'host'],
-      buckets: REQUEST_BUCKETS,
-      registers,
-    })
-    this.#queueDepth = new Gauge({
-      name: 'workqueue_depth',
-      help: 'Current depth of workqueue.',
-      labelNames: ['name'],
-      registers,
-    })
-    this.#queueAdds = new Counter({
-      name: 'workqueue_adds_total',
-      help: 'Total number of adds handled by workqueue.',
-      labelNames: ['name'],
-      registers,
-    })
-    this.#queueLatency = new Histogram({
-      name: 'workqueue_queue_duration_seconds',
-      help: 'How long in seconds an item stays in workqueue before being requested.',
-      labelNames: ['name'],
-      buckets: QUEUE_BUCKETS,
-      registers,
-    })
-    this.#queueWork = new Histogram({
-      name: 'workqueue_work_duration_seconds',
-      help: 'How long in seconds processing an item from workqueue takes.',
-      labelNames: ['name'],
-      buckets: QUEUE_BUCKETS,
-      registers,
-    })
-    this.#queueRetries = new Counter({
-      name: 'workqueue_retries_total',
-      help: 'Total number of retries handled by workqueue.',
-      labelNames: ['name'],
-      registers,
-    })
+    const client = clientCollectors(registers)
+    this.#requests = client.requests
+    this.#requestLatency = client.requestLatency
+    this.#rateLimiterLatency = client.rateLimiterLatency
+    const queue = queueCollectors(registers)
+    this.#queueDepth = queue.queueDepth
+    this.#queueAdds = queue.queueAdds
+    this.#queueLatency = queue.queueLatency
+    this.#queueWork = queue.queueWork
+    this.#queueRetries = queue.queueRetries
+    this.#queueOldestWait = queue.queueOldestWait
+    this.#queueStalls = queue.queueStalls
+    const informer = informerCollectors(registers)
+    this.#relists = informer.relists
+    this.#watchRestarts = informer.watchRestarts
+    this.#informerErrors = informer.informerErrors
+    const leader = leaderCollectors(registers)
+    this.#leaderStatus = leader.leaderStatus
+    this.#leaderChanges = leader.leaderChanges
     this.#inProgressGauges(registers)
-    this.#queueOldestWait = new Gauge({
-      name: 'workqueue_oldest_wait_seconds',
-      help: 'How long in seconds the oldest key of workqueue has waited for a worker, at the last check.',
-      labelNames: ['name'],
-      registers,
-    })
-    this.#queueStalls = new Counter({
-      name: 'workqueue_stalls_total',
-      help: 'Number of times the oldest key of workqueue waited longer than the stall threshold.',
-      labelNames: ['name'],
-      registers,
-    })
-    this.#relists = new Counter({
-      name: 'informer_relists_total',
-      help: 'Number of full lists an informer made, by resource and reason (initial, gone).',
-      labelNames: ['resource', 'reason'],
-      registers,
-    })
-    this.#watchRestarts = new Counter({
-      name: 'informer_watch_restarts_total',
-      help: 'Number of watches reopened after a failure or an idle timeout, by resource and reason.',
-      labelNames: ['resource', 'reason'],
-      registers,
-    })
-    this.#informerErrors = new Counter({
-      name: 'informer_errors_total',
-      help: 'Number of list or watch failures an informer retried, by resource.',
-      labelNames: ['resource'],
-      registers,
-    })
-    // The name client-go's leader-election metrics provider uses, so existing dashboards work.
-    this.#leaderStatus = new Gauge({
-      name: 'leader_election_master_status',
-      help: '1 while this replica leads the named lease, 0 otherwise.',
-      labelNames: ['name'],
-      registers,
-    })
-    this.#leaderChanges = new Counter({
-      name: 'leader_election_changes_total',
-      help: 'Leadership changes of this replica, by lease and change (started, stopped).',
-      labelNames: ['name', 'change'],
-      registers,
-    })
   }
 
   /**

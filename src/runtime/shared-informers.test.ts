@@ -7,6 +7,7 @@ import { FakeClock } from './fake-clock.js'
 import type { ListWatchScope, ListWatcher } from './list-watcher.js'
 import { SharedInformers } from './shared-informers.js'
 import type { ListWatcherFactory } from './shared-informers.js'
+import { settle, until } from '../../test/support/event-loop-turns.js'
 
 type ListOptions = Parameters<ListWatcher['listPage']>[0]
 type WatchOptions = Parameters<ListWatcher['watch']>[0]
@@ -19,18 +20,6 @@ const deployments: ResourceRef = {
   namespaced: true,
 }
 const nodes: ResourceRef = { group: '', version: 'v1', resource: 'nodes', namespaced: false }
-
-function settle(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve))
-}
-
-async function until(condition: () => boolean, what: string): Promise<void> {
-  for (let turn = 0; turn < 200; turn++) {
-    if (condition()) return
-    await settle()
-  }
-  assert.fail(`timed out waiting until ${what}`)
-}
 
 /** A collection of one object whose watch stays open, quietly, until its signal aborts. */
 class QuietListWatcher implements ListWatcher {

@@ -51,4 +51,31 @@ describe('docs', () => {
     }
     assert.deepEqual(problems, [])
   })
+
+  it('says each thing once: no paragraph of README.md or docs/*.md is repeated', () => {
+    const files = markdownFiles().filter((f) => f === 'README.md' || f.startsWith('docs/'))
+    const seen = new Map<string, string>()
+    const repeated: string[] = []
+    for (const file of files) {
+      for (const paragraph of paragraphsOf(readFileSync(file, 'utf8'))) {
+        const first = seen.get(paragraph)
+        if (first === undefined) seen.set(paragraph, file)
+        else
+          repeated.push(`${file} repeats a paragraph of ${first}: "${paragraph.slice(0, 60)}..."`)
+      }
+    }
+    assert.deepEqual(repeated, [])
+  })
 })
+
+/**
+ * The prose paragraphs of a Markdown text, whitespace folded: code blocks, headings, tables and
+ * short lines (list stubs, "Examples:") are left out, being legitimately alike across files.
+ */
+function paragraphsOf(text: string): string[] {
+  return text
+    .replace(/```[\s\S]*?```/g, '')
+    .split(/\n\s*\n/)
+    .map((p) => p.split(/\s+/).join(' ').trim())
+    .filter((p) => p.length >= 60 && !p.startsWith('#') && !p.startsWith('|'))
+}

@@ -7,9 +7,7 @@
  *
  * @module
  */
-import type { Agent } from 'undici'
 import type { KubeObject } from '../../core/kube-object.js'
-import { DEFAULT_WEBHOOK_TIMEOUT_MS } from '../../api/composite-controller-spec.js'
 import type { CompositeControllerSpec } from '../../api/composite-controller-spec.js'
 import type { CompositeSyncRequest, CompositeSyncResponse } from '../../api/hook-model.js'
 import { TerminalError } from '../../runtime/reconcile-errors.js'
@@ -18,7 +16,7 @@ import { InvalidDesiredChildError } from '../../engine/children/desired-children
 import type { ChildPlan } from '../../engine/children/plan-children.js'
 import { compositeSelector } from '../../engine/composite/composite-selector.js'
 import type { ParentSelector } from '../../engine/composite/composite-selector.js'
-import { compositeWire, webhookFunction } from '../../engine/hooks/webhook-hooks.js'
+import { compositeWire } from '../../engine/hooks/webhook-hooks.js'
 import { planSync } from '../../engine/sync/plan-sync.js'
 import type { SyncPlan, SyncRules } from '../../engine/sync/plan-sync.js'
 import type { RolloutOutcome } from '../../engine/rollout/assemble-rollout.js'
@@ -29,7 +27,6 @@ import {
   childTypesOf,
   correctGuesses,
   describeObject,
-  importHookModule,
   isNamespaced,
   messageOf,
   planComments,
@@ -42,6 +39,8 @@ import {
   yamlLines,
 } from './render-support.js'
 import type { RenderOptions, ResolvedRule } from './render-support.js'
+import { renderHook } from './render-hook.js'
+import type { RenderHookKind } from './render-hook.js'
 import {
   isControllerRevision,
   renderRollout,
@@ -49,13 +48,6 @@ import {
   rolloutComments,
   rolloutJson,
 } from './render-rollout.js'
-
-/** A hook to call, and what to call it in messages. */
-interface RenderHook {
-  readonly description: string
-  call(request: CompositeSyncRequest): Promise<CompositeSyncResponse>
-  close(): Promise<void>
-}
 
 /** What a composite render produced. */
 export interface CompositeRender {
@@ -70,53 +62,46 @@ export interface CompositeRender {
   readonly rollout?: RolloutOutcome
 }
 
-function webhookHook(
-  url: string,
-  spec: CompositeControllerSpec,
-  finalizing: boolean,
+/** The composite kind's hook wire format and in-process adapter, for {@link renderHook}. */
+const COMPOSITE_HOOK: RenderHookKind<CompositeSyncRequest, CompositeSyncResponse> = {
+  wire: compositeWire,
+  inProcess: (hook, name) => {
+    const adapted = inProcessHooks({ [name]: hook as CompositeHook })
+    const call = adapted[name]
+    if (call === undefined) throw new Error('inProcessHooks dropped the hook')
+    return call
+  },
+}
+
+/** Leaves out, with a warning, the observed children the engine would not claim. */
+function leaveOutUnclaimed(
+  byRule: Iterable<Map<string, KubeObject>>,
+  parent: KubeObject,
+  selector: ParentSelector,
   warn: (line: string) => void
-): RenderHook {
-  try {
-    new URL(url)
-  } catch {
-    throw new CliError(`--hook-url: "${url}" is not a valid URL`)
-  }
-  const hookSpec = (finalizing ? spec.hooks.finalize : undefined) ?? spec.hooks.sync
-  const name = finalizing ? 'finalize' : 'sync'
-  const agents: Agent[] = []
-  // The engine's own webhook call, pointed at --hook-url instead of the controller's URL.
-  const call = webhookFunction(
-    {
-      url,
-      timeoutMs: hookSpec?.webhook?.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS,
-      decodeMode: hookSpec?.webhook?.decodeMode,
-    },
-    name,
-    compositeWire(hookSpec ?? { version: 'v1', webhook: undefined }, name),
-    (warnings) => {
-      for (const warning of warnings) warn(`warning: hook response: ${warning}`)
-    },
-    agents
-  )
-  const signal = new AbortController().signal
-  return {
-    description: `hook ${url} (${hookSpec?.version ?? 'v1'})`,
-    call: (request) => call(request, signal),
-    close: async () => {
-      await Promise.all(agents.map((agent) => agent.close()))
-    },
+): void {
+  for (const children of byRule) {
+    for (const [key, child] of children) {
+      const decision = decideClaim(child, parent, selector.matches)
+      if (decision.action === 'claim' || decision.action === 'adopt') continue
+      warn(`warning: observed ${describeObject(child)} is left out: ${decision.reason}`)
+      children.delete(key)
+    }
   }
 }
 
-async function moduleHook(specifier: string, finalizing: boolean): Promise<RenderHook> {
-  const { description, hook } = await importHookModule(specifier, finalizing)
-  const adapted = inProcessHooks(
-    finalizing ? { finalize: hook as CompositeHook } : { sync: hook as CompositeHook }
-  )
-  const call = finalizing ? adapted.finalize : adapted.sync
-  if (call === undefined) throw new Error('inProcessHooks dropped the hook')
-  const signal = new AbortController().signal
-  return { description, call: (request) => call(request, signal), close: () => Promise.resolve() }
+/** Warns about what an offline render cannot do as the engine would. */
+function warnOffline(
+  spec: CompositeControllerSpec,
+  finalizing: boolean,
+  warn: (line: string) => void
+): void {
+  if (finalizing && spec.hooks.finalize === undefined) {
+    warn('warning: the controller has no finalize hook; the engine never sends finalizing: true')
+  }
+  if (spec.hooks.customize !== undefined) {
+    warn('warning: the customize hook is not called offline; related objects are empty')
+  }
 }
 
 /**
@@ -143,21 +128,9 @@ export async function renderComposite(
     observedObjects
   )
   const selector = parentSelector(spec, parent)
-  for (const children of byRule.values()) {
-    for (const [key, child] of children) {
-      const decision = decideClaim(child, parent, selector.matches)
-      if (decision.action === 'claim' || decision.action === 'adopt') continue
-      warn(`warning: observed ${describeObject(child)} is left out: ${decision.reason}`)
-      children.delete(key)
-    }
-  }
+  leaveOutUnclaimed(byRule.values(), parent, selector, warn)
   const finalizing = opts.finalizing === true
-  if (finalizing && spec.hooks.finalize === undefined) {
-    warn('warning: the controller has no finalize hook; the engine never sends finalizing: true')
-  }
-  if (spec.hooks.customize !== undefined) {
-    warn('warning: the customize hook is not called offline; related objects are empty')
-  }
+  warnOffline(spec, finalizing, warn)
 
   const observed = new Map(rules.map((rule) => [typeOf(rule), byRule.get(rule) ?? new Map()]))
   const request = (state: KubeObject): CompositeSyncRequest => ({
@@ -167,10 +140,7 @@ export async function renderComposite(
     related: new Map(),
     finalizing,
   })
-  const hook =
-    opts.hookUrl === undefined
-      ? await moduleHook(opts.hookModule ?? '', finalizing)
-      : webhookHook(opts.hookUrl, spec, finalizing, warn)
+  const hook = await renderHook(opts, spec.hooks, COMPOSITE_HOOK, warn)
   const invalid = (error: unknown): never => {
     if (error instanceof InvalidDesiredChildError)
       throw new CliError(`${hook.description} returned invalid children: ${error.message}`)

@@ -6,11 +6,9 @@
  *
  * @module
  */
-import type { Agent } from 'undici'
 import type { KubeObject } from '../../core/kube-object.js'
 import { compileAnnotationSelector } from '../../core/annotation-selector.js'
 import { compileLabelSelector } from '../../core/label-selector.js'
-import { DEFAULT_WEBHOOK_TIMEOUT_MS } from '../../api/composite-controller-spec.js'
 import type { DecoratorControllerSpec } from '../../api/decorator-controller-spec.js'
 import { decoratorFinalizer } from '../../api/decorator-controller-spec.js'
 import type { DecoratorSyncRequest, DecoratorSyncResponse } from '../../api/hook-model.js'
@@ -18,7 +16,7 @@ import { InvalidDesiredChildError } from '../../engine/children/desired-children
 import type { ChildPlan } from '../../engine/children/plan-children.js'
 import { attachmentRules, isAttachmentOf } from '../../engine/decorator/attachment-rules.js'
 import { decorateTarget } from '../../engine/decorator/decorate-target.js'
-import { decoratorWire, webhookFunction } from '../../engine/hooks/webhook-hooks.js'
+import { decoratorWire } from '../../engine/hooks/webhook-hooks.js'
 import { planSync } from '../../engine/sync/plan-sync.js'
 import type { SyncPlan } from '../../engine/sync/plan-sync.js'
 import { inProcessDecoratorHooks } from '../../sdk/in-process.js'
@@ -28,7 +26,6 @@ import {
   childTypesOf,
   correctGuesses,
   describeObject,
-  importHookModule,
   messageOf,
   planComments,
   planJson,
@@ -40,8 +37,8 @@ import {
   yamlLines,
 } from './render-support.js'
 import type { RenderOptions } from './render-support.js'
-
-type DecoratorCall = (request: DecoratorSyncRequest) => Promise<DecoratorSyncResponse>
+import { renderHook } from './render-hook.js'
+import type { RenderHookKind } from './render-hook.js'
 
 /** What a decorator render produced. */
 export interface DecoratorRender {
@@ -57,50 +54,15 @@ export interface DecoratorRender {
   readonly targetChanged: boolean
 }
 
-async function decoratorHook(
-  opts: RenderOptions,
-  spec: DecoratorControllerSpec,
-  finalizing: boolean,
-  warn: (line: string) => void
-): Promise<{ description: string; call: DecoratorCall; close: () => Promise<void> }> {
-  const signal = new AbortController().signal
-  if (opts.hookModule !== undefined) {
-    const { description, hook } = await importHookModule(opts.hookModule, finalizing)
-    const typed = hook as DecoratorHook
-    const adapted = inProcessDecoratorHooks(finalizing ? { finalize: typed } : { sync: typed })
-    const call = finalizing ? adapted.finalize : adapted.sync
+/** The decorator kind's hook wire format and in-process adapter, for {@link renderHook}. */
+const DECORATOR_HOOK: RenderHookKind<DecoratorSyncRequest, DecoratorSyncResponse> = {
+  wire: decoratorWire,
+  inProcess: (hook, name) => {
+    const adapted = inProcessDecoratorHooks({ [name]: hook as DecoratorHook })
+    const call = adapted[name]
     if (call === undefined) throw new Error('inProcessDecoratorHooks dropped the hook')
-    return { description, call: (r) => call(r, signal), close: () => Promise.resolve() }
-  }
-  const url = opts.hookUrl ?? ''
-  try {
-    new URL(url)
-  } catch {
-    throw new CliError(`--hook-url: "${url}" is not a valid URL`)
-  }
-  const hookSpec = (finalizing ? spec.hooks.finalize : undefined) ?? spec.hooks.sync
-  const name = finalizing ? 'finalize' : 'sync'
-  const agents: Agent[] = []
-  const call = webhookFunction(
-    {
-      url,
-      timeoutMs: hookSpec?.webhook?.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS,
-      decodeMode: hookSpec?.webhook?.decodeMode,
-    },
-    name,
-    decoratorWire(hookSpec ?? { version: 'v1', webhook: undefined }, name),
-    (warnings) => {
-      for (const warning of warnings) warn(`warning: hook response: ${warning}`)
-    },
-    agents
-  )
-  return {
-    description: `hook ${url} (${hookSpec?.version ?? 'v1'})`,
-    call: (r) => call(r, signal),
-    close: async () => {
-      await Promise.all(agents.map((agent) => agent.close()))
-    },
-  }
+    return call
+  },
 }
 
 /** Warns when no resource rule's selectors match the target: the engine would not sync it. */
@@ -164,7 +126,7 @@ export async function renderDecorator(
     related: new Map(),
     finalizing,
   }
-  const hook = await decoratorHook(opts, spec, finalizing, warn)
+  const hook = await renderHook(opts, spec.hooks, DECORATOR_HOOK, warn)
   let response: DecoratorSyncResponse
   try {
     response = await hook.call(request)

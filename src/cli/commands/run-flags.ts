@@ -21,9 +21,6 @@ import type { ShardingFlags, ShardingOptions } from './run-sharding-flags.js'
 /** Exit code of a usage error, as most CLIs (and Go's flag package) use. */
 export const USAGE_EXIT_CODE = 2
 
-/** Default of `--hook-response-size-limit` (64 MiB). */
-export const DEFAULT_HOOK_RESPONSE_LIMIT_BYTES: number = 64 * 1024 * 1024
-
 /** The raw option values commander hands over. */
 export interface RunOptions extends ShardingOptions {
   kubeconfig?: string

@@ -115,8 +115,8 @@ describe('sync', () => {
 `
 }
 
-/** \`test/controller.test.ts\`: the controller on a real local control plane. */
-export function integrationTestSource(n: ScaffoldNames): string {
+/** The imports and helpers of \`test/controller.test.ts\`. */
+function integrationTestHead(n: ScaffoldNames): string {
   return `// The controller on a real local control plane (etcd + kube-apiserver): the engine runs the
 // hook in-process, creates the ConfigMaps and writes the status.
 // Without the local cluster's binaries it fails and names the command that installs them
@@ -143,7 +143,12 @@ import type { ${n.kind} } from '../src/types.js'
 const PARENTS: ResourceRef = { group: '${n.group}', version: '${n.version}', resource: '${n.plural}', namespaced: true }
 const skip = process.env['METACTL_SKIP_CLUSTER_TESTS'] === '1' ? 'METACTL_SKIP_CLUSTER_TESTS=1' : false
 
-describe('${n.name} on a local control plane', () => {
+`
+}
+
+/** \`test/controller.test.ts\`: the controller on a real local control plane. */
+export function integrationTestSource(n: ScaffoldNames): string {
+  return `${integrationTestHead(n)}describe('${n.name} on a local control plane', () => {
   let plane: ControlPlane | undefined
   let engine: Engine | undefined
   const namespace = \`test-\${Date.now().toString(36)}\`

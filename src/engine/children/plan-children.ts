@@ -190,28 +190,7 @@ export function planChildren(
     controllerRef: makeControllerRef(parent),
   }
 
-  for (const type of [...observed.keys()].sort()) {
-    if (!types.has(type)) continue
-    const wanted = desired.get(type)
-    for (const [key, child] of observed.get(type) ?? []) {
-      if (wanted?.has(key) === true) continue
-      if (isDeleting(child)) {
-        plan.skipped.push({
-          op: 'skip',
-          type,
-          key,
-          reason: 'Deleting',
-          object: child,
-          desired: false,
-        })
-        continue
-      }
-      const step: PlannedDelete = { op: 'delete', type, key, object: child }
-      plan.delete.push(step)
-      plan.steps.push(step)
-    }
-  }
-
+  planDeletes(plan, observed, desired, types)
   for (const [type, children] of desired) {
     const childType = types.get(type)
     if (childType === undefined) continue
@@ -251,6 +230,36 @@ export function planChildren(
     }
   }
   return plan
+}
+
+/** Adds a delete for every observed child the answer no longer names (a skip if it is going). */
+function planDeletes(
+  plan: { delete: PlannedDelete[]; skipped: PlannedSkip[]; steps: PlannedStep[] },
+  observed: ObjectsByType,
+  desired: DesiredChildren,
+  types: ReadonlyMap<string, ChildType>
+): void {
+  for (const type of [...observed.keys()].sort()) {
+    if (!types.has(type)) continue
+    const wanted = desired.get(type)
+    for (const [key, child] of observed.get(type) ?? []) {
+      if (wanted?.has(key) === true) continue
+      if (isDeleting(child)) {
+        plan.skipped.push({
+          op: 'skip',
+          type,
+          key,
+          reason: 'Deleting',
+          object: child,
+          desired: false,
+        })
+        continue
+      }
+      const step: PlannedDelete = { op: 'delete', type, key, object: child }
+      plan.delete.push(step)
+      plan.steps.push(step)
+    }
+  }
 }
 
 function planOne(

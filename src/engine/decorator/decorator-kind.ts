@@ -12,7 +12,13 @@ import { DECORATOR_CONTROLLER_ANNOTATION } from '../../api/decorator-controller-
 import { Action } from '../../runtime/controller-loop.js'
 import type { Logger } from '../../runtime/logger.js'
 import type { EventSink } from '../events/event-recorder.js'
-import type { ControllerCaches, ControllerKind, WatchSource } from '../loop/parent-controller.js'
+import type {
+  ControllerCaches,
+  ControllerKind,
+  ControllerKindRuntime,
+  WatchSource,
+} from '../loop/parent-controller.js'
+import type { ObjectReader } from '../../runtime/object-store.js'
 import { isStatusOnlyUpdate } from '../loop/status-only-update.js'
 import { cachesByRole } from '../loop/caches-by-role.js'
 import { hasFinalizer, setFinalizer } from '../sync/finalizer-step.js'
@@ -104,16 +110,7 @@ export function decoratorKind(options: DecoratorKindOptions): ControllerKind {
     },
 
     start(runtime) {
-      rules.forEach((rule, index) => {
-        rule.related?.bind({
-          // Both selectors decide which targets a related change wakes (upstream #1253).
-          list: () =>
-            (targetsOf(runtime.caches, index)?.list() ?? []).filter((t) => isInScope(rule, t)),
-          enqueue: (target) => {
-            runtime.enqueue([targetKey(index, target)])
-          },
-        })
-      })
+      bindRelated(rules, runtime, (index) => targetsOf(runtime.caches, index), isInScope)
     },
 
     async stop() {
@@ -147,6 +144,24 @@ export function decoratorKind(options: DecoratorKindOptions): ControllerKind {
       )
     },
   }
+}
+
+/** Lets each rule's related objects wake the in-scope targets they concern. */
+function bindRelated(
+  rules: readonly TargetRule[],
+  runtime: ControllerKindRuntime,
+  targetsOf: (index: number) => ObjectReader | undefined,
+  isInScope: (rule: TargetRule, target: KubeObject) => boolean
+): void {
+  rules.forEach((rule, index) => {
+    rule.related?.bind({
+      // Both selectors decide which targets a related change wakes (upstream #1253).
+      list: () => (targetsOf(index)?.list() ?? []).filter((t) => isInScope(rule, t)),
+      enqueue: (target) => {
+        runtime.enqueue([targetKey(index, target)])
+      },
+    })
+  })
 }
 
 /**

@@ -313,7 +313,14 @@ describe('EventRecorder', () => {
   })
 
   it('flush() resolves at once when nothing was recorded', async () => {
-    const { recorder } = setup()
-    await recorder.flush()
+    const { client, recorder } = setup()
+    let flushed = false
+    const flushing = recorder.flush().then(() => {
+      flushed = true
+    })
+    await new Promise((resolve) => setImmediate(resolve))
+    assert.equal(flushed, true, 'resolved within one turn of the event loop')
+    await flushing
+    assert.equal(client.creates.length, 0, 'nothing written')
   })
 })
