@@ -12,7 +12,7 @@ import { KubeconfigError } from '../kube/kubeconfig-error.js'
 import { MissingBinariesError } from '../cluster/control-plane-binaries.js'
 
 /** What to run for a local cluster, appended to every "cannot reach" line. */
-export const LOCAL_CLUSTER_HINT =
+export const LOCAL_CLUSTER_HINT: string =
   'start the local cluster with `metactl cluster up` (then export the KUBECONFIG it prints), ' +
   'or pick a running cluster with --kubeconfig/--context'
 
