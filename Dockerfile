@@ -1,7 +1,8 @@
 # syntax=docker/dockerfile:1
 # The engine image: `docker build -t ghcr.io/metacontroller-ts/metacontroller-ts:0.1.0 .`
 # (docs/deploy.md). Two stages: `build` compiles TypeScript to dist/; the runtime stage holds only
-# dist/, bin/, the CRDs and production dependencies, and runs as a non-root user.
+# dist/, bin/, the CRDs and production dependencies, and runs as a non-root user. Its default
+# command is `metactl run`; `/usr/bin/metacontroller` runs upstream's manifests unchanged.
 ARG NODE_IMAGE=node:24-alpine
 
 FROM ${NODE_IMAGE} AS build
@@ -27,6 +28,9 @@ RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
 COPY --from=build /src/dist ./dist
 COPY bin ./bin
 COPY deploy/crds ./deploy/crds
+# Upstream's binary path, which upstream's manifests and chart name as the container's `command`:
+# the engine with upstream's bare flags (bin/metacontroller.js).
+RUN ln -s /app/bin/metacontroller.js /usr/bin/metacontroller
 # The `node` user of the official image, by number so that runAsNonRoot can verify it.
 USER 1000:1000
 EXPOSE 9999 8081

@@ -8,16 +8,18 @@ SHELL := bash
 
 NODE_STAMP := node_modules/.package-lock.json
 
-.PHONY: help install controlplane helm check unit integration e2e build test demo run bench bench-large clean
+.PHONY: help install controlplane node helm check unit integration e2e build test demo run bench bench-large fuzz clean
 
 help:
 	@echo "make demo          run the PodService demo on a local control plane (builds it on first use)"
 	@echo "make run           start the control plane, engine and PodService hook, and keep them running"
 	@echo "make test          format check, lint, type-check, unit, integration and e2e tests"
 	@echo "make controlplane  build or reuse etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok"
+	@echo "make node          build or reuse the real node: kubelet, kube-proxy, containerd, runc, CNI plugins, images"
 	@echo "make check         format check, lint and type-check only"
 	@echo "make bench         run the benchmarks in bench/, the compiled engine at 1,000 parents included (figures go to docs/performance.md)"
 	@echo "make bench-large   the 10,000-parent engine benchmarks, in-process and compiled (opt-in: long on 2 cores)"
+	@echo "make fuzz          the decoder properties of the unit tests, 10,000 cases each, random seed (printed)"
 
 $(NODE_STAMP): package.json package-lock.json
 	npm ci
@@ -28,6 +30,12 @@ install: $(NODE_STAMP)
 controlplane:
 	@tools/controlplane/build.sh >/dev/null
 	@tools/kwok/build.sh >/dev/null
+
+# The real node (`metactl cluster up --runtime containerd`): tools/node/build.sh also installs the
+# Debian packages it needs (iptables, conntrack, libseccomp-dev, busybox-static) when missing.
+node:
+	@tools/node/build.sh >/dev/null
+	@tools/node/images.sh >/dev/null
 
 check: install
 	npm run format:check
@@ -40,7 +48,7 @@ build: install
 unit: install
 	npm run test:unit
 
-integration: install controlplane
+integration: install controlplane node
 	npm run test:integration
 
 helm:
@@ -73,3 +81,6 @@ bench: install controlplane
 bench-large: install controlplane
 	BENCH_LARGE=1 node --import tsx bench/engine-parents.ts 10000 inprocess
 	BENCH_LARGE=1 node --import tsx bench/engine-process.ts 10000
+
+fuzz: install
+	node --import tsx bench/property-fuzz.ts 10000

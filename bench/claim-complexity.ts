@@ -103,9 +103,7 @@ const reads: Record<string, (store: ObjectStore) => unknown> = {
   'claim candidates': (store) => claimCandidates(store, parent, terms),
   'related objects (labels in a namespace)': (store) => selectRelatedObjects(related, store),
   'decorator attachments': (store) =>
-    observeAttachments({ name: 'deco', attachmentTypes: ['ConfigMap.v1'] }, parent, {
-      children: [{ store }],
-    }),
+    observeAttachments('deco', ['ConfigMap.v1'], parent, new Map([['ConfigMap.v1', store]])),
   'reference: namespace scan': (store) => store.listByNamespace(NS),
 }
 

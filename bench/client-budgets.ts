@@ -91,7 +91,8 @@ async function run(split: boolean): Promise<void> {
   const lastWrite: number[] = []
   const waited: number[] = []
   for (let i = 0; i < parents; i++) {
-    const name = `p${String(i)}`
+    // The second engine also serves the first run's controller: names keep the runs apart.
+    const name = `${split ? 'split' : 'shared'}-${String(i)}`
     const from = Date.now()
     await plane.client.create(world.parentCrd.ref, world.parentObject(name, ns))
     await waitFor(
@@ -105,7 +106,7 @@ async function run(split: boolean): Promise<void> {
     const writes = takes.filter((t) => t.budget === 'objects' && t.atMs >= answered)
     firstWrite.push((writes[0]?.atMs ?? NaN) - answered)
     lastWrite.push((writes.at(-1)?.atMs ?? NaN) - answered)
-    waited.push(writes.reduce((sum, t) => sum + t.waitedMs, 0))
+    waited.push(Math.round(writes.reduce((sum, t) => sum + t.waitedMs, 0)))
     // One parent at a time, as a person editing parents would: the budget refills in between.
     await new Promise((resolve) => setTimeout(resolve, 1000))
   }

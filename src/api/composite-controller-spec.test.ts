@@ -346,6 +346,57 @@ describe('parseCompositeControllerSpec', () => {
     )
   })
 
+  it('every delay a parsed spec holds is one a Node timer can wait for: longer ones are capped', () => {
+    // Node fires a timer of more than 2^31 - 1 ms (about 24.8 days) after 1 ms: a 600 h hook
+    // timeout made every call time out, a 35-day resync period resynced every millisecond.
+    const parsed = parseCompositeControllerSpec(
+      spec({
+        resyncPeriodSeconds: 35 * 86_400,
+        hooks: {
+          sync: {
+            webhook: {
+              url: 'http://hook.example/sync',
+              timeout: '600h',
+              etag: { enabled: true, cacheTimeoutSeconds: 1, cacheCleanupSeconds: 3_000_000 },
+            },
+          },
+        },
+      })
+    )
+    assert.equal(parsed.resyncPeriodMs, 2 ** 31 - 1)
+    const webhook = parsed.hooks.sync?.webhook
+    assert.equal(webhook?.timeoutMs, 2 ** 31 - 1)
+    assert.equal(webhook.etag?.cacheCleanupMs, 2 ** 31 - 1)
+    assert.equal(
+      parseCompositeControllerSpec(spec({ resyncPeriodSeconds: 86_400 })).resyncPeriodMs,
+      86_400_000
+    )
+  })
+
+  it('a parsed spec keeps the parent selector it was given, or is refused on its field', () => {
+    const parentWith = (labelSelector: unknown): Json =>
+      spec({ parentResource: { apiVersion: 'example.com/v1', resource: 'webs', labelSelector } })
+    // An invalid selector used to pass here and fail the controller's start, retried forever.
+    assertSpecError(
+      () =>
+        parseCompositeControllerSpec(
+          parentWith({ matchExpressions: [{ key: '"app"', operator: 'Exists' }] })
+        ),
+      'spec.parentResource.labelSelector',
+      /invalid label key "\\"app\\""/
+    )
+    // JSON.parse makes `__proto__` an ordinary key; it used to be dropped, leaving an empty
+    // selector that matches every parent.
+    assertSpecError(
+      () =>
+        parseCompositeControllerSpec(parentWith(JSON.parse('{"matchLabels":{"__proto__":"x"}}'))),
+      'spec.parentResource.labelSelector',
+      /invalid label key "__proto__"/
+    )
+    const kept = parseCompositeControllerSpec(parentWith({ matchLabels: { app: 'web' } }))
+    assert.deepEqual(kept.parentResource.labelSelector, { matchLabels: { app: 'web' } })
+  })
+
   it('names the field of each structural error', () => {
     assertSpecError(() => parseCompositeControllerSpec('nope'), 'spec', 'must be an object')
     assertSpecError(

@@ -8,9 +8,11 @@
  *
  * @module
  */
+import { compileLabelSelector } from '../core/label-selector.js'
 import { ControllerSpecError } from './controller-spec-error.js'
 import type { ChildRule, ControllerHooks, ResourceRule } from './controller-spec-fields.js'
 import {
+  checkSelector,
   parseChildRules,
   parseHooks,
   parseLabelSelector,
@@ -69,16 +71,19 @@ export function parseCompositeControllerSpec(spec: unknown): CompositeController
       'must be a list of strings'
     )
   }
+  const labelSelector = parseLabelSelector(
+    parent['labelSelector'],
+    'spec.parentResource.labelSelector'
+  )
+  // An invalid selector would otherwise fail the controller's start, which is retried forever.
+  checkSelector(() => compileLabelSelector(labelSelector), 'spec.parentResource.labelSelector')
   const childResources = parseChildRules(root['childResources'], 'spec.childResources')
   const hooks = requiredHooks(root, 'spec')
   const resyncPeriodMs = parseResyncPeriodMs(root, 'spec')
   return {
     parentResource: {
       ...parentRule,
-      labelSelector: parseLabelSelector(
-        parent['labelSelector'],
-        'spec.parentResource.labelSelector'
-      ),
+      labelSelector,
       ignoreStatusChanges: optionalBoolean(parent, 'ignoreStatusChanges', 'spec.parentResource'),
       revisionFieldPaths: (fieldPaths as string[] | undefined) ?? ['spec'],
     },

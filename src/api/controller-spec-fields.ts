@@ -10,8 +10,10 @@
  * @module
  */
 import { parseGoDuration } from '../core/go-duration.js'
+import { MAX_TIMER_DELAY_MS } from '../core/timeout-signal.js'
 import type { JsonObject } from '../core/kube-object.js'
 import type { LabelSelectorRequirement } from '../core/label-selector.js'
+import { LabelSelectorError } from '../core/label-selector-error.js'
 import { ControllerSpecError } from './controller-spec-error.js'
 import { field, optionalObject, optionalString, requiredString } from './spec-field-readers.js'
 import type { HookVersion, LabelSelectorSpec, ResponseDecodeMode } from './hook-model.js'
@@ -126,13 +128,15 @@ export function parseSelectorParts(
   const object = optionalObject(value, path)
   if (object === undefined) return undefined
   const exactObject = optionalObject(object[exactField], `${path}.${exactField}`)
-  const exact: Record<string, string> = {}
-  for (const [key, entry] of Object.entries(exactObject ?? {})) {
+  const entries = Object.entries(exactObject ?? {})
+  for (const [key, entry] of entries) {
     if (typeof entry !== 'string') {
       throw new ControllerSpecError(`${path}.${exactField}.${key}`, 'must be a string')
     }
-    exact[key] = entry
   }
+  // fromEntries defines own properties: an assignment would drop a `__proto__` key (JSON.parse
+  // makes it an ordinary key) and so turn an invalid selector into one that matches everything.
+  const exact = Object.fromEntries(entries) as Record<string, string>
   const rawExpressions = object['matchExpressions']
   if (rawExpressions !== undefined && rawExpressions !== null && !Array.isArray(rawExpressions)) {
     throw new ControllerSpecError(`${path}.matchExpressions`, 'must be a list')
@@ -171,6 +175,19 @@ function selectorRequirement(raw: unknown, at: string): LabelSelectorRequirement
   }
 }
 
+/**
+ * Compiles a selector once so that its semantic problems (operators with or without values, key
+ * and value syntax) are reported as a {@link ControllerSpecError} on its field.
+ */
+export function checkSelector(compile: () => unknown, path: string): void {
+  try {
+    compile()
+  } catch (error) {
+    if (error instanceof LabelSelectorError) throw new ControllerSpecError(path, error.message)
+    throw error
+  }
+}
+
 /** Parses a label selector object, checking its shape (not its semantics). */
 export function parseLabelSelector(value: unknown, path: string): LabelSelectorSpec | undefined {
   const parts = parseSelectorParts(value, path, 'matchLabels')
@@ -196,8 +213,9 @@ export function parseWebhook(value: unknown, path: string): WebhookSpec | undefi
         `"${timeoutText}" is not a duration such as 10s or 1m`
       )
     }
-    // Upstream logs a zero or negative timeout and uses the default instead.
-    if (parsed > 0) timeoutMs = parsed
+    // Upstream logs a zero or negative timeout and uses the default instead. A timeout beyond
+    // what a Node timer can wait for is capped, or every call would time out after 1 ms.
+    if (parsed > 0) timeoutMs = Math.min(parsed, MAX_TIMER_DELAY_MS)
   }
   const mode = optionalString(webhook, 'responseUnMarshallMode', path)
   if (mode !== undefined && mode !== 'loose' && mode !== 'strict') {
@@ -350,6 +368,9 @@ export function parseResyncPeriodMs(root: JsonObject, path: string): number | un
   if (resync !== undefined && resync !== null && typeof resync !== 'number') {
     throw new ControllerSpecError(`${path}.resyncPeriodSeconds`, 'must be a number')
   }
-  // Upstream clamps the period to at least one second.
-  return typeof resync === 'number' ? Math.max(resync, 1) * 1000 : undefined
+  // Upstream clamps the period to at least one second. A period beyond what a Node timer can
+  // wait for (about 24.8 days) is capped, or the resync would run every millisecond.
+  return typeof resync === 'number'
+    ? Math.min(Math.max(resync, 1) * 1000, MAX_TIMER_DELAY_MS)
+    : undefined
 }

@@ -257,6 +257,22 @@ describe('parseDecoratorControllerSpec', () => {
     )
   })
 
+  it('a parsed spec keeps the selectors it was given: a __proto__ key is refused, not dropped', () => {
+    // JSON.parse makes `__proto__` an ordinary key; an assignment used to drop it, leaving an
+    // empty selector that decorates every object.
+    const parsed = (text: string): Json => JSON.parse(text) as Json
+    assertRefused(
+      withResource({ labelSelector: parsed('{"matchLabels":{"__proto__":"x"}}') }),
+      'spec.resources[0].labelSelector',
+      /invalid label key "__proto__"/
+    )
+    assertRefused(
+      withResource({ annotationSelector: parsed('{"matchAnnotations":{"__proto__":"x"}}') }),
+      'spec.resources[0].annotationSelector',
+      /invalid annotation key "__proto__"/
+    )
+  })
+
   it('names the field of each annotation selector error, shape and semantics', () => {
     const at = 'spec.resources[0].annotationSelector'
     assertRefused(withResource({ annotationSelector: [] }), at, 'must be an object')

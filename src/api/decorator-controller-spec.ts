@@ -8,7 +8,7 @@
  * CompositeController (resource rules, hooks, update methods, resync) are parsed by the same code,
  * so both kinds get the same defaults and error messages.
  *
- * Unlike the CompositeController parser, this one also checks the selectors' semantics (operators
+ * As the CompositeController parser, this one also checks the selectors' semantics (operators
  * with or without values, key syntax), so that a bad selector is reported as a
  * {@link ControllerSpecError} on its field when the controller is created, not on first use.
  *
@@ -17,10 +17,10 @@
 import type { AnnotationSelector } from '../core/annotation-selector.js'
 import { compileAnnotationSelector } from '../core/annotation-selector.js'
 import { compileLabelSelector } from '../core/label-selector.js'
-import { LabelSelectorError } from '../core/label-selector-error.js'
 import { ControllerSpecError } from './controller-spec-error.js'
 import type { ChildRule, ControllerHooks, ResourceRule } from './controller-spec-fields.js'
 import {
+  checkSelector,
   parseChildRules,
   parseHooks,
   parseLabelSelector,
@@ -117,15 +117,5 @@ function parseAnnotationSelector(value: unknown, path: string): AnnotationSelect
   return {
     ...(parts.exact === undefined ? {} : { matchAnnotations: parts.exact }),
     ...(parts.matchExpressions === undefined ? {} : { matchExpressions: parts.matchExpressions }),
-  }
-}
-
-/** Compiles a selector once so that its semantic problems are reported on its field. */
-function checkSelector(compile: () => unknown, path: string): void {
-  try {
-    compile()
-  } catch (error) {
-    if (error instanceof LabelSelectorError) throw new ControllerSpecError(path, error.message)
-    throw error
   }
 }

@@ -7,6 +7,7 @@
  * @module
  */
 import type { JsonObject } from '../core/kube-object.js'
+import { MAX_TIMER_DELAY_MS } from '../core/timeout-signal.js'
 import { ControllerSpecError } from './controller-spec-error.js'
 import { field, optionalObject, optionalString, requiredString } from './spec-field-readers.js'
 
@@ -213,7 +214,10 @@ export function parseEtag(value: unknown, path: string): EtagSpec | undefined {
   return {
     enabled: true,
     cacheTimeoutMs,
+    // The cleanup runs on an interval timer, which cannot wait longer than about 24.8 days.
     cacheCleanupMs:
-      cleanupSeconds === undefined || cleanupSeconds === 0 ? undefined : cleanupSeconds * 1000,
+      cleanupSeconds === undefined || cleanupSeconds === 0
+        ? undefined
+        : Math.min(cleanupSeconds * 1000, MAX_TIMER_DELAY_MS),
   }
 }

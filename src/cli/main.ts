@@ -45,6 +45,10 @@ const COMMANDS: Readonly<Record<string, () => Promise<(scope: CommandScope) => C
     const { devCommand } = await import('./dev/dev-command.js')
     return ({ io }) => devCommand(io)
   },
+  ring: async () => {
+    const { ringCommand } = await import('./ring/ring-command.js')
+    return ({ io }) => ringCommand(io)
+  },
   tree: async () => {
     const { treeCommand } = await import('./tree/tree-command.js')
     return ({ io }) => treeCommand(io)

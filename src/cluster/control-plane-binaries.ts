@@ -134,3 +134,16 @@ export function requireNodeBinaries(binaries: ControlPlaneBinaries): NodeBinarie
       'Without them, start the control plane with nodes: 0 (`metactl cluster up --nodes 0`).'
   )
 }
+
+/**
+ * Returns the kube-scheduler path of `binaries`.
+ *
+ * @throws {@link MissingBinariesError} saying how to build it.
+ */
+export function requireScheduler(binaries: ControlPlaneBinaries): string {
+  if (binaries.kubeScheduler !== undefined) return binaries.kubeScheduler
+  throw new MissingBinariesError(
+    `${join(binaries.dir, 'kube-scheduler')} is missing. Build it with \`make controlplane\` ` +
+      '(tools/controlplane/build.sh).'
+  )
+}

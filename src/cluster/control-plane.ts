@@ -32,9 +32,12 @@ import {
   findControlPlaneBinaries,
   KUBERNETES_VERSION,
   requireNodeBinaries,
+  requireScheduler,
 } from './control-plane-binaries.js'
 import type { ControlPlaneBinaries, NodeBinaries } from './control-plane-binaries.js'
 import { findFreePort, isPortFree } from './free-port.js'
+import { auditLogFlags, featureGateFlags } from './api-server-options.js'
+import type { FeatureGates } from './api-server-options.js'
 import { installCrds } from './install-crds.js'
 import type { CrdSource } from './install-crds.js'
 import { logTail, ManagedProcess } from './managed-process.js'
@@ -71,6 +74,10 @@ export interface ControlPlaneOptions {
   readonly apiServerPort?: number
   /** Extra kube-apiserver flags, appended last so they override ours. */
   readonly apiServerFlags?: readonly string[]
+  /** kube-apiserver feature gates, e.g. `{ ShardedListAndWatch: true }`. */
+  readonly featureGates?: FeatureGates
+  /** Writes kube-apiserver's audit log of writes here (JSON lines; see `AUDIT_POLICY`). */
+  readonly auditLogPath?: string
   /** Receives one line per startup step. */
   readonly onProgress?: (message: string) => void
   /**
@@ -81,6 +88,28 @@ export interface ControlPlaneOptions {
    * garbage collector and namespace controllers run.
    */
   readonly nodes?: number
+  /**
+   * Makes the API server reachable from real nodes and their Pods (a real node's cluster, which
+   * runs this plane inside its own network namespace). Absent: everything stays on 127.0.0.1.
+   */
+  readonly podNetwork?: PodNetworkOptions
+}
+
+/**
+ * How a control plane serves real nodes and Pods. With it the API server binds every address of
+ * its network namespace, advertises `advertiseAddress` behind the `kubernetes` Service, serves
+ * the given certificate, and admits Pods with service-account tokens; kube-scheduler and the
+ * default controllers run even with `nodes: 0`, because a real node joins.
+ */
+export interface PodNetworkOptions {
+  /** An address Pods can route to (the node's address inside the network namespace). */
+  readonly advertiseAddress: string
+  /** Serving certificate (PEM) valid for 127.0.0.1, `advertiseAddress` and the Service IP. */
+  readonly tlsCertFile: string
+  /** Its private key (PEM). */
+  readonly tlsKeyFile: string
+  /** The CA (PEM) that signed it: trusted by the kubeconfig and published to Pods. */
+  readonly caFile: string
 }
 
 /** A running (or attached) control plane. */
@@ -188,7 +217,13 @@ class LocalControlPlane implements ControlPlane {
       throw new RangeError(`nodes must be an integer from 0 to 256, got ${this.#nodes}`)
     }
     // Checked before anything starts, so a missing binary fails fast with the command to run.
-    this.#nodeBinaries = this.#nodes > 0 ? requireNodeBinaries(binaries) : undefined
+    this.#nodeBinaries =
+      this.#nodes > 0
+        ? requireNodeBinaries(binaries)
+        : options.podNetwork === undefined
+          ? undefined
+          : // A real node joins: the scheduler is needed, KWOK is not (it never starts).
+            { kubeScheduler: requireScheduler(binaries), kwok: '' }
   }
 
   get nodeNames(): readonly string[] {
@@ -215,6 +250,11 @@ class LocalControlPlane implements ControlPlane {
 
   #path(...parts: string[]): string {
     return join(this.dir, ...parts)
+  }
+
+  // The API server's own self-signed certificate file holds its CA too, so it serves as the CA.
+  #caPath(): string {
+    return this.#options.podNetwork?.caFile ?? this.#path('pki', 'apiserver.crt')
   }
 
   #prepareDir(): void {
@@ -370,12 +410,8 @@ class LocalControlPlane implements ControlPlane {
     const pki = this.#path('pki')
     return [
       `--etcd-servers=http://127.0.0.1:${ports.etcd}`,
-      '--bind-address=127.0.0.1',
       `--secure-port=${ports.apiServer}`,
-      // Required on machines without a default route, where the apiserver cannot pick an address.
-      '--advertise-address=127.0.0.1',
-      // A loopback address cannot be stored in the `kubernetes` Endpoints object.
-      '--endpoint-reconciler-type=none',
+      ...this.#apiServerNetworkArgs(),
       `--cert-dir=${pki}`,
       '--service-cluster-ip-range=10.0.0.0/24',
       '--authorization-mode=RBAC',
@@ -383,19 +419,43 @@ class LocalControlPlane implements ControlPlane {
       '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
       `--service-account-key-file=${join(pki, 'sa.pub')}`,
       `--service-account-signing-key-file=${join(pki, 'sa.key')}`,
-      // Without nodes no service-account controller runs, and with them a Pod created right after
-      // its namespace would be refused until the `default` ServiceAccount exists.
-      '--disable-admission-plugins=ServiceAccount',
       '--allow-privileged=true',
       '--profiling=false',
+      ...featureGateFlags(this.#options.featureGates),
+      ...auditLogFlags(this.#options.auditLogPath, pki),
       ...(this.#options.apiServerFlags ?? []),
+    ]
+  }
+
+  #apiServerNetworkArgs(): string[] {
+    const network = this.#options.podNetwork
+    if (network !== undefined) {
+      return [
+        '--bind-address=0.0.0.0',
+        `--advertise-address=${network.advertiseAddress}`,
+        `--tls-cert-file=${network.tlsCertFile}`,
+        `--tls-private-key-file=${network.tlsKeyFile}`,
+        // The node's name resolves nowhere in the namespace (no DNS); its address does.
+        '--kubelet-preferred-address-types=InternalIP',
+      ]
+    }
+    return [
+      '--bind-address=127.0.0.1',
+      // Required on machines without a default route, where the apiserver cannot pick an address.
+      '--advertise-address=127.0.0.1',
+      // A loopback address cannot be stored in the `kubernetes` Endpoints object.
+      '--endpoint-reconciler-type=none',
+      // Without nodes no service-account controller runs, and with them a Pod created right after
+      // its namespace would be refused until the `default` ServiceAccount exists. Pods of a real
+      // node get their tokens (podNetwork), and its start waits for that ServiceAccount.
+      '--disable-admission-plugins=ServiceAccount',
     ]
   }
 
   async #startApiServer(timeoutMs: number): Promise<void> {
     const ports = this.#requirePorts()
     const proc = this.#spawn('kube-apiserver', this.#binaries.kubeApiserver, this.#apiServerArgs())
-    const caPath = this.#path('pki', 'apiserver.crt')
+    const caPath = this.#caPath()
     let transport: KubeTransport | undefined
     await this.#awaitReady(proc, timeoutMs, async () => {
       // The apiserver writes its self-signed serving certificate at startup; wait for it.
@@ -429,12 +489,12 @@ class LocalControlPlane implements ControlPlane {
     const ports = this.#requirePorts()
     const pki = this.#path('pki')
     const controllers =
-      this.#nodes > 0
+      this.#nodeBinaries !== undefined
         ? // The default set; the token controller signs service-account tokens with our key.
           [
             '--controllers=*',
             `--service-account-private-key-file=${join(pki, 'sa.key')}`,
-            `--root-ca-file=${join(pki, 'apiserver.crt')}`,
+            `--root-ca-file=${this.#caPath()}`,
           ]
         : ['--controllers=garbage-collector-controller,namespace-controller']
     return [
@@ -492,6 +552,11 @@ class LocalControlPlane implements ControlPlane {
       `--cert-dir=${this.#path('scheduler')}`,
     ])
     const names = await ensureSimulatedNodes(this.client, this.#nodes)
+    if (names.length === 0) {
+      // A real node joins instead (podNetwork): it needs the scheduler, not KWOK.
+      await this.#awaitHealthz(scheduler, ports.scheduler, timeoutMs)
+      return
+    }
     const since = new Date()
     const configPath = this.#path('kwok', 'kwok.yaml')
     writeFileSync(configPath, kwokConfigYaml())
@@ -583,7 +648,7 @@ class LocalControlPlane implements ControlPlane {
           name: 'metactl-local',
           cluster: {
             server: config.server,
-            'certificate-authority': this.#path('pki', 'apiserver.crt'),
+            'certificate-authority': this.#caPath(),
           },
         },
       ],

@@ -1,3 +1,6 @@
+/** The longest Go `time.Duration`, 2^63 - 1 ns, in ms. */
+const GO_MAX_DURATION_MS = 9_223_372_036_854.775
+
 const UNIT_MS: Record<string, number> = {
   ns: 1e-6,
   us: 1e-3,
@@ -11,7 +14,8 @@ const UNIT_MS: Record<string, number> = {
 
 /**
  * Parses a Go duration string (`10s`, `1m30s`, `1.5h`, `250ms`) into milliseconds, as Go's
- * `time.ParseDuration` does; returns `undefined` when the text is not a duration.
+ * `time.ParseDuration` does; returns `undefined` when the text is not a duration or is longer than
+ * a Go duration can be (about 292 years).
  *
  * @remarks
  * Metacontroller fields such as `webhook.timeout` are Go durations (CRD `format: duration`).
@@ -35,5 +39,6 @@ export function parseGoDuration(text: string): number | undefined {
     totalMs += Number(value) * (UNIT_MS[unit] ?? Number.NaN)
     rest = rest.slice(whole.length)
   }
-  return Number.isFinite(totalMs) ? sign * totalMs : undefined
+  // Go refuses what its int64 nanoseconds cannot hold (about 292 years) as invalid.
+  return totalMs <= GO_MAX_DURATION_MS ? sign * totalMs : undefined
 }

@@ -11,6 +11,14 @@ describe('timeoutSignal', () => {
     assert.equal((signal.reason as DOMException).name, 'TimeoutError')
   })
 
+  it('waits at least as long as Node timers can for a deadline beyond their range', async () => {
+    // setTimeout fires a delay over 2^31 - 1 ms after 1 ms: a 600 h hook timeout aborted at once.
+    const { signal, release } = timeoutSignal(600 * 3_600_000)
+    await new Promise((resolve) => setTimeout(resolve, 30))
+    assert.equal(signal.aborted, false)
+    release()
+  })
+
   it('never fires after release, and leaves no listener on its parents', async () => {
     const parent = new AbortController()
     const { signal, release } = timeoutSignal(5, [parent.signal])

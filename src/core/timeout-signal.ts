@@ -1,3 +1,9 @@
+/**
+ * The longest delay a Node timer honours (about 24.8 days): `setTimeout` fires a longer one after
+ * 1 ms, so every delay read from user input is capped to it.
+ */
+export const MAX_TIMER_DELAY_MS: number = 2 ** 31 - 1
+
 /** A signal that aborts on a deadline or with its parents, and the call that lets go of it. */
 export interface TimeoutSignal {
   /** Aborted when the deadline passes (a `TimeoutError`) or when any parent aborts (its reason). */
@@ -7,8 +13,9 @@ export interface TimeoutSignal {
 }
 
 /**
- * Builds a signal that aborts after `timeoutMs` (0 or less: never) or when any of `parents`
- * aborts, released explicitly when the work it guards ends.
+ * Builds a signal that aborts after `timeoutMs` (0 or less: never; more than
+ * {@link MAX_TIMER_DELAY_MS}: after that) or when any of `parents` aborts, released explicitly
+ * when the work it guards ends.
  *
  * @remarks
  * `AbortSignal.any([parent, AbortSignal.timeout(ms)])` does the same but cannot be released: its
@@ -37,9 +44,14 @@ export function timeoutSignal(
   }
   let timer: ReturnType<typeof setTimeout> | undefined
   if (timeoutMs > 0 && !controller.signal.aborted) {
-    timer = setTimeout(() => {
-      controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'))
-    }, timeoutMs)
+    timer = setTimeout(
+      () => {
+        controller.abort(
+          new DOMException('The operation was aborted due to timeout', 'TimeoutError')
+        )
+      },
+      Math.min(timeoutMs, MAX_TIMER_DELAY_MS)
+    )
     timer.unref()
   }
   return {

@@ -6,11 +6,11 @@ import type { Logger } from '../runtime/logger.js'
 import type { RuntimeMetrics } from '../runtime/runtime-metrics.js'
 import type { SharedInformers } from '../runtime/shared-informers.js'
 import type { DecoratorControllerSpec } from '../api/decorator-controller-spec.js'
-import type { CompositeHooks } from './composite/composite-kind.js'
-import type { DecoratorHooks } from './decorator/decorator-kind.js'
+import type { CompositeHooks, DecoratorHooks } from '../api/controller-hooks.js'
 import type { EventSink } from './events/event-recorder.js'
 import type { ChildApplier } from './children/child-applier.js'
 import type { HookAddressMap } from './hooks/traced-connector.js'
+import type { ParentShard } from './sharding/parent-shard.js'
 
 /** The shared services every hosted controller of one engine uses. */
 export interface EngineContext {
@@ -44,6 +44,8 @@ export interface EngineContext {
   readonly hookAddresses?: HookAddressMap
   /** Concurrent hook calls per hosted controller (`--hook-max-in-flight`); undefined: no cap. */
   readonly hookMaxInFlight?: number
+  /** This replica's share of the parents (`--sharding`); undefined: every parent. */
+  readonly shard?: ParentShard
 }
 
 /** A CompositeController ready to run: from a cluster object, or defined in TypeScript. */

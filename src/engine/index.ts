@@ -21,12 +21,12 @@ export type {
   InProcessCompositeController,
   InProcessDecoratorController,
 } from './engine.js'
-export type { DecoratorHooks } from './decorator/decorator-kind.js'
+export type { DecoratorHooks } from '../api/controller-hooks.js'
 export {
   DECORATOR_CONTROLLER_ANNOTATION,
   decoratorFinalizer,
 } from '../api/decorator-controller-spec.js'
-export type { CompositeHooks } from './composite/composite-kind.js'
+export type { CompositeHooks } from '../api/controller-hooks.js'
 export type { HookFunction } from '../api/hook-model.js'
 export { compositeFinalizer } from './composite/composite-kind.js'
 export { CONTROLLER_UID_LABEL } from './composite/composite-selector.js'

@@ -502,6 +502,29 @@ describe('parseKubeconfig', () => {
     )
   })
 
+  it('prints no YAML warning: refuses an unknown directive and a collection key, keeps a tag', () => {
+    // The yaml package printed `(node:…) YAMLWarning` lines through process.emitWarning.
+    const printed: unknown[] = []
+    const emitWarning = process.emitWarning.bind(process)
+    process.emitWarning = (warning: string | Error) => {
+      printed.push(warning)
+    }
+    try {
+      assert.throws(
+        () => parseKubeconfig('%FOO bar\n---\ncurrent-context: x\n', '/x/config'),
+        /^KubeconfigError: kubeconfig \/x\/config: invalid YAML: Unknown directive %FOO at line 1/
+      )
+      assert.throws(
+        () => parseKubeconfig('current-context: x\n? {a: 1}\n: y\n', '/x/config'),
+        /invalid YAML: a mapping or list used as a key at line 2; fix the file/
+      )
+      assert.equal(parseKubeconfig('current-context: !name x\n', '/x/config').currentContext, 'x')
+    } finally {
+      process.emitWarning = emitWarning
+    }
+    assert.deepEqual(printed, [])
+  })
+
   it('treats an empty file as an empty configuration', () => {
     const config = parseKubeconfig('', '/x/config')
     assert.equal(config.contexts.size, 0)

@@ -702,9 +702,37 @@ function parse(text: string): unknown {
   if (yamlParse === undefined) {
     // A synchronous load keeps parseKubeconfig synchronous; the package ships CommonJS.
     const yaml = createRequire(import.meta.url)('yaml') as typeof Yaml
-    yamlParse = (input) => yaml.parse(input)
+    yamlParse = parseQuietly(yaml)
   }
   return yamlParse(text)
+}
+
+/**
+ * Parses one YAML document without the `yaml` package's process warnings, which would print
+ * `(node:…) YAMLWarning` lines around our own message.
+ *
+ * @remarks
+ * What it warned about is decided as client-go's YAML decoding does: an unknown directive
+ * (`%FOO`) and a mapping or list used as a key (`? {a: 1}`) are errors; an unknown tag
+ * (`!foo x`) leaves the plain value.
+ */
+function parseQuietly(yaml: typeof Yaml): (text: string) => unknown {
+  return (text) => {
+    const doc = yaml.parseDocument(text, { logLevel: 'error' })
+    const [error] = [...doc.errors, ...doc.warnings.filter((w) => w.code === 'BAD_DIRECTIVE')]
+    if (error !== undefined) throw error
+    yaml.visit(doc, {
+      Pair(_, pair) {
+        if (yaml.isCollection(pair.key)) {
+          const [offset = 0] = pair.key.range ?? []
+          const line = text.slice(0, offset).split('\n').length
+          throw new Error(`a mapping or list used as a key at line ${line}`)
+        }
+      },
+    })
+    const value: unknown = doc.toJS()
+    return value
+  }
 }
 
 /** Reads a kubeconfig, or returns undefined when it does not exist. */

@@ -1,3 +1,5 @@
+import { MAX_TIMER_DELAY_MS } from '../core/timeout-signal.js'
+
 declare const timerHandleBrand: unique symbol
 
 /**
@@ -33,9 +35,6 @@ export interface Clock {
   clearTimeout(handle: TimerHandle): void
 }
 
-/** Longest delay Node's `setTimeout` honours; longer ones fire after 1 ms instead (sic). */
-const maxNodeDelayMs = 2 ** 31 - 1
-
 /** A system timer that re-arms itself until a delay longer than Node's limit has passed. */
 interface SystemTimer {
   timeout: NodeJS.Timeout | undefined
@@ -59,11 +58,11 @@ export const systemClock: Clock = {
     if (ms === Infinity) return timer as unknown as TimerHandle
     const due = systemClock.now() + ms
     const arm = (delay: number): void => {
-      if (delay > maxNodeDelayMs) {
+      if (delay > MAX_TIMER_DELAY_MS) {
         // Only delays beyond the limit are re-armed, so ordinary timers keep Node's precision.
         timer.timeout = globalThis.setTimeout(() => {
           arm(due - systemClock.now())
-        }, maxNodeDelayMs)
+        }, MAX_TIMER_DELAY_MS)
         return
       }
       timer.timeout = globalThis.setTimeout(

@@ -78,6 +78,8 @@ export function outcomeOf(settled: { action: Action } | { error: unknown }): Out
 
 /** Hooks for logs, events and metrics about each finished reconcile. */
 export interface ControllerLoopObserver {
+  /** A worker starts reconciling `key`; {@link onOutcome} follows when it ends. */
+  onStart?(key: string): void
   onOutcome?(key: string, outcome: Outcome, durationMs: number): void
 }
 
@@ -158,6 +160,11 @@ export class ControllerLoop {
   async #process(key: string): Promise<void> {
     const { queue, reconcile } = this.#options
     const started = Date.now()
+    try {
+      this.#options.observer?.onStart?.(key)
+    } catch {
+      // As below: an observer must not stop a worker.
+    }
     const { signal, release } = this.#reconcileSignal()
     let settled: { action: Action } | { error: unknown }
     try {

@@ -16,3 +16,8 @@ export { NotSyncedError, RetryAfterError, TerminalError } from './reconcile-erro
 export { RuntimeMetrics } from './runtime-metrics.js'
 export { createLogger } from './logger.js'
 export type { Logger, LogLevel, LogFormat } from './logger.js'
+export { fnv1a64, shardHash } from './sharding/fnv1a64.js'
+export { HashRing } from './sharding/hash-ring.js'
+export type { HashRange } from './sharding/hash-ring.js'
+export { shardSelector } from './sharding/shard-selector.js'
+export type { ShardField } from './sharding/shard-selector.js'

@@ -9,6 +9,8 @@ const NOW = new Date(Date.UTC(2024, 4, 6, 7, 8, 9, 10))
 function capture(options: Omit<LoggerOptions, 'write' | 'now'> = {}) {
   const lines: string[] = []
   const log = createLogger({
+    caller: false,
+    time: (date) => date.toISOString(),
     ...options,
     write: (line) => lines.push(line),
     now: () => NOW,
@@ -22,14 +24,14 @@ function parsed(line: string | undefined): Record<string, unknown> {
 }
 
 describe('createLogger', () => {
-  it('writes one JSON object per line with time, level and msg', () => {
+  it('writes one JSON object per line with level, ts and msg', () => {
     const { log, lines } = capture()
     log.info('started')
     assert.equal(lines.length, 1)
     assert.ok(!lines[0]?.includes('\n'), 'a line holds no newline')
     assert.deepEqual(parsed(lines[0]), {
-      time: '2024-05-06T07:08:09.010Z',
       level: 'info',
+      ts: '2024-05-06T07:08:09.010Z',
       msg: 'started',
     })
   })
@@ -37,18 +39,18 @@ describe('createLogger', () => {
   it('renders the time with the given encoder, in JSON and text alike', () => {
     const epoch = capture({ time: (date) => date.getTime() / 1000 })
     epoch.log.info('started')
-    assert.equal(parsed(epoch.lines[0])['time'], NOW.getTime() / 1000)
+    assert.equal(parsed(epoch.lines[0])['ts'], NOW.getTime() / 1000)
     const text = capture({ format: 'text', time: () => 'T' })
     text.log.info('started')
-    assert.equal(text.lines[0], 'T INFO  started')
+    assert.equal(text.lines[0], 'T\tINFO\tstarted')
   })
 
-  it('adds the fields of the call after time, level and msg', () => {
+  it('adds the fields of the call after level, ts and msg', () => {
     const { log, lines } = capture()
     log.warn('slow hook', { url: 'http://h/sync', ms: 1200, ok: false })
     assert.equal(
       lines[0],
-      '{"time":"2024-05-06T07:08:09.010Z","level":"warn","msg":"slow hook","url":"http://h/sync","ms":1200,"ok":false}'
+      '{"level":"warn","ts":"2024-05-06T07:08:09.010Z","msg":"slow hook","url":"http://h/sync","ms":1200,"ok":false}'
     )
   })
 
@@ -60,20 +62,20 @@ describe('createLogger', () => {
     parent.info('two', { step: 1 })
     log.info('three')
     assert.deepEqual(parsed(lines[0]), {
-      time: NOW.toISOString(),
       level: 'info',
+      ts: NOW.toISOString(),
       msg: 'one',
       controller: 'web',
     })
     assert.deepEqual(parsed(lines[1]), {
-      time: NOW.toISOString(),
       level: 'info',
+      ts: NOW.toISOString(),
       msg: 'two',
       controller: 'web',
       parent: 'ns/a',
       step: 1,
     })
-    assert.deepEqual(parsed(lines[2]), { time: NOW.toISOString(), level: 'info', msg: 'three' })
+    assert.deepEqual(parsed(lines[2]), { level: 'info', ts: NOW.toISOString(), msg: 'three' })
   })
 
   it('lets a call field override a child field of the same name', () => {
@@ -108,15 +110,15 @@ describe('createLogger', () => {
     }
   })
 
-  it('renders text lines as time, padded level, message and key=value pairs', () => {
+  it("renders text lines in zap's console layout: tab-separated head, fields as JSON", () => {
     const { log, lines } = capture({ format: 'text' })
     log.child({ controller: 'web' }).warn('hook failed', { status: 500, tags: ['a', 'b'] })
-    log.info('plain')
+    log.named('engine').info('plain')
     assert.equal(
       lines[0],
-      '2024-05-06T07:08:09.010Z WARN  hook failed controller=web status=500 tags=["a","b"]'
+      '2024-05-06T07:08:09.010Z\tWARN\thook failed\t{"controller":"web","status":500,"tags":["a","b"]}'
     )
-    assert.equal(lines[1], '2024-05-06T07:08:09.010Z INFO  plain')
+    assert.equal(lines[1], '2024-05-06T07:08:09.010Z\tINFO\tengine\tplain')
   })
 
   it('renders errors as name and message, with their cause chain', () => {
@@ -148,7 +150,7 @@ describe('createLogger', () => {
     log.child({ error: new Error('outer', { cause: new Error('inner') }) }).info('x')
     assert.equal(
       lines[0],
-      '2024-05-06T07:08:09.010Z INFO  x error={"name":"Error","message":"outer","cause":{"name":"Error","message":"inner"}}'
+      '2024-05-06T07:08:09.010Z\tINFO\tx\t{"error":{"name":"Error","message":"outer","cause":{"name":"Error","message":"inner"}}}'
     )
   })
 
@@ -183,5 +185,62 @@ describe('createLogger error stacks', () => {
     const [info, debug] = lines.map((l) => JSON.parse(l) as { error: { stack?: string } })
     assert.equal(info?.error.stack, undefined)
     assert.match(debug?.error.stack ?? '', /^Error: boom\n\s+at /)
+  })
+})
+
+describe('createLogger, as zap writes', () => {
+  it('writes epoch seconds in ts by default, and the caller as directory/file:line', () => {
+    const lines: string[] = []
+    const at = Date.now() / 1000
+    createLogger({ write: (l) => lines.push(l) }).info('x')
+    const line = parsed(lines[0])
+    assert.deepEqual(Object.keys(line), ['level', 'ts', 'caller', 'msg'])
+    assert.equal(typeof line['ts'], 'number')
+    assert.ok(Math.abs(Number(line['ts']) - at) < 60)
+    assert.match(String(line['caller']), /^runtime\/logger\.test\.ts:\d+$/)
+  })
+
+  it('joins names with dots in logger', () => {
+    const { log, lines } = capture()
+    log.named('engine').named('discovery').info('x')
+    assert.equal(parsed(lines[0])['logger'], 'engine.discovery')
+  })
+
+  it('grades verbosity as logr on zap: V(1) is debug, V(n) is Level(-n), a number N writes up to V(N)', () => {
+    const { log, lines } = capture({ level: 5 })
+    for (const level of [1, 4, 5, 6, 7]) log.v(level, `v${level}`)
+    assert.deepEqual(
+      lines.map((line) => [parsed(line)['level'], parsed(line)['msg']]),
+      [
+        ['debug', 'v1'],
+        ['Level(-4)', 'v4'],
+        ['Level(-5)', 'v5'],
+      ]
+    )
+    assert.equal(log.enabled(5), true)
+    assert.equal(log.enabled(6), false)
+    assert.equal(capture({ level: 'info' }).log.enabled(1), false)
+    assert.equal(capture({ level: 'debug' }).log.enabled(1), true)
+    const text = capture({ format: 'text', level: 4 })
+    text.log.v(4, 'x')
+    assert.match(text.lines[0] ?? '', /\tLEVEL\(-4\)\tx$/)
+  })
+
+  it('adds the call stack as stacktrace, last, at and above the stacktrace level', () => {
+    const { log, lines } = capture({ stacktraceLevel: 'warn', level: 'debug' })
+    log.info('no')
+    log.warn('yes', { a: 1 })
+    assert.equal(parsed(lines[0])['stacktrace'], undefined)
+    const line = parsed(lines[1])
+    assert.deepEqual(Object.keys(line).slice(-2), ['a', 'stacktrace'])
+    assert.match(String(line['stacktrace']), /^at .*logger\.test\.ts:\d+:\d+/)
+    const errors = capture()
+    errors.log.warn('w')
+    errors.log.error('e')
+    assert.deepEqual(
+      errors.lines.map((l) => parsed(l)['stacktrace'] !== undefined),
+      [false, true],
+      'error by default'
+    )
   })
 })

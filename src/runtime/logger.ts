@@ -1,17 +1,27 @@
 /**
- * A small structured logger: one JSON object per line (or readable text), with levels and
- * child loggers that carry fields such as `controller` and `parent`.
+ * A small structured logger that writes what upstream's zap logger (controller-runtime's
+ * production settings) writes: one JSON object per line with `level`, `ts`, `logger`, `caller`,
+ * `msg`, the fields, and `stacktrace` at or above a level; or zap's console layout. Levels are
+ * zap's, including logr's graded verbosity: `V(n)` is level `-n`, shown as `debug` for 1 and
+ * `Level(-n)` above.
  *
  * @module
  */
 
-/** Log levels, least to most severe. */
+/** Named log levels, least to most severe. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error'
 
-/** Output format: JSON lines for machines, text for people. */
+/** Output format: JSON lines for machines, zap's console layout for people. */
 export type LogFormat = 'json' | 'text'
 
-const SEVERITY: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 }
+/** zap's numbers for the named levels; `V(n)` is `-n`. */
+const SEVERITY: Readonly<Record<LogLevel | 'panic', number>> = {
+  debug: -1,
+  info: 0,
+  warn: 1,
+  error: 2,
+  panic: 4,
+}
 
 /** Fields attached to a log line. */
 export type LogFields = Readonly<Record<string, unknown>>
@@ -22,22 +32,54 @@ export interface Logger {
   info(message: string, fields?: LogFields): void
   warn(message: string, fields?: LogFields): void
   error(message: string, fields?: LogFields): void
+  /** Logs at verbosity `level` (logr's `V(level).Info`): 1 is debug, higher is more detail. */
+  v(level: number, message: string, fields?: LogFields): void
+  /** Whether lines at verbosity `level` are written, so that costly fields are built only then. */
+  enabled(level: number): boolean
   /** Returns a logger that adds `fields` to every line. */
   child(fields: LogFields): Logger
+  /** Returns a logger whose lines carry `name` in `logger`, after its own name and a dot. */
+  named(name: string): Logger
 }
 
 /** Options of {@link createLogger}. */
 export interface LoggerOptions {
-  readonly level?: LogLevel
+  /** A named level, or a verbosity N that writes `V(1)` to `V(N)` too (info by default). */
+  readonly level?: LogLevel | number
   readonly format?: LogFormat
   /** Receives each finished line, without the newline (stderr by default). */
   readonly write?: (line: string) => void
   readonly now?: () => Date
-  /** Renders the `time` of a line (ISO 8601 in UTC with milliseconds by default). */
+  /** Renders `ts` (zap's epoch: seconds as a float, by default). */
   readonly time?: (date: Date) => string | number
+  /** Lines at or above this level carry the call's `stacktrace` (error by default). */
+  readonly stacktraceLevel?: LogLevel | 'panic'
+  /** Whether lines carry `caller`, the file and line of the call (true by default). */
+  readonly caller?: boolean
 }
 
-/** An error as log fields: name and message, its stack only at debug level, and its cause. */
+/** The threshold of a level option: lines at a lower level are dropped. */
+function thresholdOf(level: LogLevel | number | undefined): number {
+  if (level === undefined) return SEVERITY.info
+  return typeof level === 'number' ? -level : SEVERITY[level]
+}
+
+/** zap's level names: lowercase in JSON, capitals in the console layout. */
+export function levelName(severity: number, capitals = false): string {
+  const name =
+    severity === -1
+      ? 'debug'
+      : severity === 0
+        ? 'info'
+        : severity === 1
+          ? 'warn'
+          : severity === 2
+            ? 'error'
+            : `Level(${severity})`
+  return capitals ? name.toUpperCase() : name
+}
+
+/** An error as log fields: name and message, its stack only when debug is on, and its cause. */
 function render(value: unknown, withStack: boolean): unknown {
   if (value instanceof Error) {
     const cause = value.cause === undefined ? {} : { cause: render(value.cause, withStack) }
@@ -47,9 +89,37 @@ function render(value: unknown, withStack: boolean): unknown {
   return value
 }
 
+/** The frames of the logging call's stack, first the caller's, as `at ...` lines. */
+function callStack(from: (...args: never[]) => unknown): string[] {
+  const holder: { stack?: string } = {}
+  Error.captureStackTrace(holder, from)
+  return (holder.stack ?? '')
+    .split('\n')
+    .slice(1)
+    .map((line) => line.trim())
+}
+
+/** zap's short caller: the last directory and the file, with the line (`engine/engine.ts:42`). */
+function shortCaller(frame: string | undefined): string | undefined {
+  const match = /\(?(?:file:\/\/)?([^()\s]+):(\d+):\d+\)?$/.exec(frame ?? '')
+  if (match === null) return undefined
+  const parts = (match[1] ?? '').split('/')
+  return `${parts.slice(-2).join('/')}:${match[2] ?? ''}`
+}
+
+interface Scope {
+  readonly name: string
+  readonly fields: LogFields
+}
+
 /** Creates a logger writing to stderr (or `options.write`). */
 export function createLogger(options: LoggerOptions = {}, base: LogFields = {}): Logger {
-  const threshold = SEVERITY[options.level ?? 'info']
+  return scopedLogger(options, { name: '', fields: base })
+}
+
+function scopedLogger(options: LoggerOptions, scope: Scope): Logger {
+  const threshold = thresholdOf(options.level)
+  const stackFrom = SEVERITY[options.stacktraceLevel ?? 'error']
   const format = options.format ?? 'json'
   const write =
     options.write ??
@@ -57,39 +127,93 @@ export function createLogger(options: LoggerOptions = {}, base: LogFields = {}):
       process.stderr.write(`${line}\n`)
     })
   const now = options.now ?? ((): Date => new Date())
-  const time = options.time ?? ((date: Date): string => date.toISOString())
-  const emit = (level: LogLevel, message: string, fields: LogFields = {}): void => {
-    if (SEVERITY[level] < threshold) return
+  const time = options.time ?? ((date: Date): number => date.getTime() / 1000)
+  const emit = (
+    severity: number,
+    message: string,
+    fields: LogFields,
+    from: (...args: never[]) => unknown
+  ): void => {
+    if (severity < threshold) return
+    const wantCaller = options.caller ?? true
+    const stack = wantCaller || severity >= stackFrom ? callStack(from) : []
     const all: Record<string, unknown> = {}
-    for (const [key, value] of Object.entries({ ...base, ...fields }))
+    for (const [key, value] of Object.entries({ ...scope.fields, ...fields }))
       all[key] = render(value, threshold <= SEVERITY.debug)
-    if (format === 'json') {
-      write(JSON.stringify({ time: time(now()), level, msg: message, ...all }))
-      return
+    const head = {
+      level: levelName(severity, format === 'text'),
+      ts: time(now()),
+      ...(scope.name === '' ? {} : { logger: scope.name }),
+      ...(wantCaller ? { caller: shortCaller(stack[0]) } : {}),
+      msg: message,
     }
-    const extras = Object.entries(all)
-      .map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`)
-      .join(' ')
-    write(
-      `${String(time(now()))} ${level.toUpperCase().padEnd(5)} ${message}${extras ? ` ${extras}` : ''}`
-    )
+    const trace = severity >= stackFrom ? stack.join('\n') : undefined
+    write(format === 'json' ? jsonLine(head, all, trace) : consoleLine(head, all, trace))
   }
-  return {
-    debug: (message, fields) => {
-      emit('debug', message, fields)
+  const logger: Logger = {
+    debug: function debug(message, fields = {}) {
+      emit(SEVERITY.debug, message, fields, debug)
     },
-    info: (message, fields) => {
-      emit('info', message, fields)
+    info: function info(message, fields = {}) {
+      emit(SEVERITY.info, message, fields, info)
     },
-    warn: (message, fields) => {
-      emit('warn', message, fields)
+    warn: function warn(message, fields = {}) {
+      emit(SEVERITY.warn, message, fields, warn)
     },
-    error: (message, fields) => {
-      emit('error', message, fields)
+    error: function error(message, fields = {}) {
+      emit(SEVERITY.error, message, fields, error)
     },
-    child: (fields) => createLogger(options, { ...base, ...fields }),
+    v: function v(level, message, fields = {}) {
+      emit(-level, message, fields, v)
+    },
+    enabled: (level) => -level >= threshold,
+    child: (fields) => scopedLogger(options, { ...scope, fields: { ...scope.fields, ...fields } }),
+    named: (name) =>
+      scopedLogger(options, { ...scope, name: scope.name === '' ? name : `${scope.name}.${name}` }),
   }
+  return logger
 }
 
+interface Head {
+  readonly level: string
+  readonly ts: string | number
+  readonly logger?: string
+  readonly caller?: string | undefined
+  readonly msg: string
+}
+
+function jsonLine(head: Head, fields: Record<string, unknown>, trace: string | undefined): string {
+  return JSON.stringify({
+    ...head,
+    ...fields,
+    ...(trace === undefined ? {} : { stacktrace: trace }),
+  })
+}
+
+/** zap's console layout: tab-separated head, the fields as one JSON object, the stack below. */
+function consoleLine(
+  head: Head,
+  fields: Record<string, unknown>,
+  trace: string | undefined
+): string {
+  const parts = [String(head.ts), head.level]
+  if (head.logger !== undefined) parts.push(head.logger)
+  if (head.caller !== undefined) parts.push(head.caller)
+  parts.push(head.msg)
+  if (Object.keys(fields).length > 0) parts.push(JSON.stringify(fields))
+  return parts.join('\t') + (trace === undefined ? '' : `\n${trace}`)
+}
+
+const nothing = (): void => undefined
+
 /** A logger that drops everything, for tests and library defaults. */
-export const silentLogger: Logger = createLogger({ write: () => undefined })
+export const silentLogger: Logger = {
+  debug: nothing,
+  info: nothing,
+  warn: nothing,
+  error: nothing,
+  v: nothing,
+  enabled: () => false,
+  child: () => silentLogger,
+  named: () => silentLogger,
+}

@@ -22,7 +22,12 @@ function recordingLogger(lines: Line[]): Logger {
     info: at('info'),
     warn: at('warn'),
     error: at('error'),
+    v: (level, message, fields) => {
+      at(`v${level}`)(message, fields)
+    },
+    enabled: () => true,
     child: () => log,
+    named: () => log,
   }
   return log
 }

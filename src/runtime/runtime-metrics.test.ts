@@ -243,3 +243,25 @@ describe('RuntimeMetrics', () => {
     assert.equal(await valueOf(metrics, 'workqueue_adds_total', { name: 'q' }), 1)
   })
 })
+
+describe('RuntimeMetrics work in progress', () => {
+  it("exposes client-go's unfinished-work and longest-running gauges, computed at each scrape", async () => {
+    let nowMs = 1_000_000
+    const metrics = new RuntimeMetrics(new Registry(), () => nowMs)
+    const queue = metrics.workQueue('CompositeController-cc')
+    const labels = { name: 'CompositeController-cc' }
+    queue.onGet('a', 0)
+    nowMs += 2_000
+    queue.onGet('b', 0)
+    nowMs += 3_000
+    assert.equal(await valueOf(metrics, 'workqueue_unfinished_work_seconds', labels), 8)
+    assert.equal(await valueOf(metrics, 'workqueue_longest_running_processor_seconds', labels), 5)
+    queue.onDone('a', 5_000)
+    nowMs += 1_000
+    assert.equal(await valueOf(metrics, 'workqueue_unfinished_work_seconds', labels), 4)
+    assert.equal(await valueOf(metrics, 'workqueue_longest_running_processor_seconds', labels), 4)
+    queue.onDone('b', 4_000)
+    assert.equal(await valueOf(metrics, 'workqueue_unfinished_work_seconds', labels), 0)
+    assert.equal(await valueOf(metrics, 'workqueue_longest_running_processor_seconds', labels), 0)
+  })
+})

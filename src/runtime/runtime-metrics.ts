@@ -34,6 +34,9 @@ export class RuntimeMetrics {
   readonly #queueRetries: Counter<'name'>
   readonly #queueOldestWait: Gauge<'name'>
   readonly #queueStalls: Counter<'name'>
+  /** Per queue name: when each key being processed was handed to its worker (ms). */
+  readonly #processing = new Map<string, Map<string, number>>()
+  readonly #nowMs: () => number
   readonly #relists: Counter<'resource' | 'reason'>
   readonly #watchRestarts: Counter<'resource' | 'reason'>
   readonly #informerErrors: Counter<'resource'>
@@ -53,8 +56,10 @@ export class RuntimeMetrics {
     collectDefaultMetrics({ register: this.registry })
   }
 
-  constructor(registry: Registry = new Registry()) {
+  /** @param nowMs - The clock of the in-progress gauges (tests inject one). */
+  constructor(registry: Registry = new Registry(), nowMs: () => number = Date.now) {
     this.registry = registry
+    this.#nowMs = nowMs
     const registers = [registry]
     this.#requests = new Counter({
       name: 'rest_client_requests_total',
@@ -108,6 +113,7 @@ export class RuntimeMetrics {
       labelNames: ['name'],
       registers,
     })
+    this.#inProgressGauges(registers)
     this.#queueOldestWait = new Gauge({
       name: 'workqueue_oldest_wait_seconds',
       help: 'How long in seconds the oldest key of workqueue has waited for a worker, at the last check.',
@@ -153,6 +159,43 @@ export class RuntimeMetrics {
     })
   }
 
+  /**
+   * client-go's gauges of work in progress, computed at each scrape from the keys being processed:
+   * their summed age (`unfinished_work`) and the oldest one's (`longest_running_processor`). A
+   * stuck worker shows as both growing without bound.
+   */
+  #inProgressGauges(registers: Registry[]): void {
+    const ages = (name: string): number[] => {
+      const now = this.#nowMs()
+      return [...(this.#processing.get(name)?.values() ?? [])].map(
+        (startMs) => (now - startMs) / 1000
+      )
+    }
+    const processing = this.#processing
+    new Gauge({
+      name: 'workqueue_unfinished_work_seconds',
+      help: "How many seconds of work has been done that is in progress and hasn't been observed by work_duration. Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate at which this increases.",
+      labelNames: ['name'],
+      registers,
+      collect() {
+        for (const name of processing.keys())
+          this.set(
+            { name },
+            ages(name).reduce((a, b) => a + b, 0)
+          )
+      },
+    })
+    new Gauge({
+      name: 'workqueue_longest_running_processor_seconds',
+      help: 'How many seconds has the longest running processor for workqueue been running.',
+      labelNames: ['name'],
+      registers,
+      collect() {
+        for (const name of processing.keys()) this.set({ name }, Math.max(0, ...ages(name)))
+      },
+    })
+  }
+
   /** Returns the observer to pass to a {@link KubeTransport} for the cluster at `host`. */
   requestObserver(host: string): RequestObserver {
     return {
@@ -168,14 +211,18 @@ export class RuntimeMetrics {
   /** Returns the metrics hooks for the work queue called `name`. */
   workQueue(name: string): WorkQueueMetrics {
     const labels = { name }
+    const processing = new Map<string, number>()
+    this.#processing.set(name, processing)
     return {
       onAdd: () => {
         this.#queueAdds.inc(labels)
       },
-      onGet: (_key, waitedMs) => {
+      onGet: (key, waitedMs) => {
+        processing.set(key, this.#nowMs())
         this.#queueLatency.observe(labels, waitedMs / 1000)
       },
-      onDone: (_key, workMs) => {
+      onDone: (key, workMs) => {
+        processing.delete(key)
         this.#queueWork.observe(labels, workMs / 1000)
       },
       onRetry: () => {

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { CompositeHooks, DecoratorHooks } from '../api/controller-hooks.js'
 import type {
   CompositeSyncRequest,
   CompositeSyncResponse,
@@ -26,33 +27,10 @@ import type {
 } from './hook-types.js'
 
 /** Hook functions in the engine's internal model, as `Engine.addCompositeController` takes them. */
-export interface EngineCompositeHooks {
-  readonly sync?: (
-    request: CompositeSyncRequest,
-    signal: AbortSignal
-  ) => Promise<CompositeSyncResponse>
-  readonly finalize?: (
-    request: CompositeSyncRequest,
-    signal: AbortSignal
-  ) => Promise<CompositeSyncResponse>
-  readonly customize?: (
-    request: CustomizeRequest,
-    signal: AbortSignal
-  ) => Promise<CustomizeResponse>
-}
+export type EngineCompositeHooks = Omit<CompositeHooks, 'close'>
 
-/**
- * Hook functions in the engine's internal model, as `Engine.addDecoratorController` takes them
- * (the engine's `DecoratorHooks`, which the SDK cannot import: it sits beside the engine).
- */
-export interface EngineDecoratorHooks {
-  /** Called for each target that matches the controller's selectors. */
-  readonly sync?: HookFunction<DecoratorSyncRequest, DecoratorSyncResponse>
-  /** Called for a target that is going away or stopped matching, while it has the finalizer. */
-  readonly finalize?: HookFunction<DecoratorSyncRequest, DecoratorSyncResponse>
-  /** Names the related objects sent to sync and finalize. */
-  readonly customize?: HookFunction<CustomizeRequest, CustomizeResponse>
-}
+/** Hook functions in the engine's internal model, as `Engine.addDecoratorController` takes them. */
+export type EngineDecoratorHooks = Omit<DecoratorHooks, 'close'>
 
 const codec = hookCodec('v2')
 

@@ -98,8 +98,10 @@ describe('client-side rate limit budgets at qps 5, burst 10, discovery every 500
     // Three creates and the status write, and nothing of discovery's.
     assert.ok(writes.length >= CHILDREN.length + 1, `${writes.length} object requests`)
     assert.ok(spent('discovery', fromMs).length > 0, 'discovery kept running meanwhile')
+    // An empty bucket at 5 qps makes a caller wait up to 200 ms; a token at hand costs
+    // microseconds (the limiter's own await).
     assert.deepEqual(
-      writes.filter((t) => t.waitedMs > 0).map((t) => t.waitedMs),
+      writes.filter((t) => t.waitedMs >= 1).map((t) => t.waitedMs),
       [],
       'no write of the sync waited for a token'
     )

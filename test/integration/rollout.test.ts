@@ -424,6 +424,7 @@ function describeRollouts(applyStrategy: ApplyStrategy): void {
           labelSelector: { matchLabels: { [TEST_LABEL]: ns } },
           revisionHistory: { fieldPaths: ['spec.version'] },
         },
+        generateSelector: true,
         childResources: [
           { apiVersion: 'v1', resource: 'services', updateStrategy: { method: 'InPlace' } },
           {

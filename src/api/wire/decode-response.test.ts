@@ -187,6 +187,23 @@ describe('decodeCompositeSyncResponse', () => {
     )
   })
 
+  it('names a key repeated many times once, and at most 20 issues, counting the rest', () => {
+    const repeated = `{"status":{"a":{${Array(50).fill('"x":1').join(',')}}}}`
+    assert.deepEqual(decodeCompositeSyncResponse(repeated, LOOSE).warnings, [
+      'duplicate field "status.a.x"',
+    ])
+    const objects = Array.from({ length: 30 }, (_, i) => `{"k${i}":1,"k${i}":2}`).join(',')
+    const { warnings } = decodeCompositeSyncResponse(`{"status":{"l":[${objects}]}}`, LOOSE)
+    assert.equal(warnings.length, 21)
+    assert.equal(warnings[19], 'duplicate field "status.l[19].k19"')
+    assert.equal(warnings[20], '10 more')
+    assertFails(
+      () => decodeCompositeSyncResponse(`{"status":{"l":[${objects}]}}`, STRICT),
+      'strict',
+      /duplicate field "status\.l\[19\]\.k19", 10 more\]; remove/
+    )
+  })
+
   it('names the hook in messages', () => {
     assertFails(
       () =>

@@ -80,6 +80,12 @@ const RULE_FIELDS = [
 const SELECTOR_FIELDS = ['matchLabels', 'matchExpressions']
 const REQUIREMENT_FIELDS = ['key', 'operator', 'values']
 
+/**
+ * Most strict issues an error or the warnings name; the rest are counted (`12 more`), so that a
+ * body repeating keys thousands of times gives a message of a readable size.
+ */
+const MAX_LISTED_ISSUES = 20
+
 /** Decodes a CompositeController sync or finalize response body. */
 export function decodeCompositeSyncResponse(
   body: string,
@@ -170,6 +176,10 @@ function pathKey(path: Path): string {
   return JSON.stringify(path)
 }
 
+function isPrefix(prefix: Path, path: Path): boolean {
+  return prefix.length <= path.length && prefix.every((segment, i) => segment === path[i])
+}
+
 function isKubeObject(value: JsonObject): value is KubeObject {
   return (
     typeof value['apiVersion'] === 'string' &&
@@ -191,7 +201,10 @@ class ResponseReader {
   private readonly warnings: string[] = []
   private readonly structs = new Map<string, ReadonlySet<string>>()
   private readonly maps = new Set<string>()
-  private readonly freeRoots = new Set<string>()
+  /** The depth of the deepest struct or map registered. */
+  private typedDepth = 0
+  /** Paths of free-form values; a few at most (`status`), so a prefix scan is cheap. */
+  private readonly freeRoots: Path[] = []
 
   constructor(
     private readonly body: string,
@@ -224,6 +237,7 @@ class ResponseReader {
       this.typeError(path, path.length === 0 ? 'a JSON object' : 'an object or null', value)
     }
     this.structs.set(pathKey(path), new Set(fields))
+    this.typedDepth = Math.max(this.typedDepth, path.length)
     for (const name of Object.keys(value)) {
       if (!fields.includes(name))
         this.strictIssues.add(`unknown field "${formatJsonPath([...path, name])}"`)
@@ -236,13 +250,14 @@ class ResponseReader {
     if (value === undefined || value === null) return undefined
     if (!isJsonObject(value)) this.typeError(path, 'an object or null', value)
     this.maps.add(pathKey(path))
+    this.typedDepth = Math.max(this.typedDepth, path.length)
     return value
   }
 
   /** Reads a free-form object (Go `map[string]interface{}`), e.g. `status`. */
   freeObject(value: unknown, path: Path): JsonObject | undefined {
     const object = this.map(value, path)
-    if (object !== undefined) this.freeRoots.add(pathKey(path))
+    if (object !== undefined) this.freeRoots.push(path)
     return object
   }
 
@@ -449,28 +464,42 @@ class ResponseReader {
 
   /** Adds the duplicate keys upstream would see, then applies the mode to all strict issues. */
   finish<T>(response: T): DecodedResponse<T> {
-    for (const { path } of findDuplicateKeys(this.body)) {
-      if (this.noticesDuplicate(path)) {
-        this.strictIssues.add(`duplicate field "${formatJsonPath(path)}"`)
+    const noticed = new Map<Path, ReadonlySet<string> | boolean>()
+    let unlisted = 0
+    for (const { container, key } of findDuplicateKeys(this.body)) {
+      let keys = noticed.get(container)
+      if (keys === undefined) {
+        keys = this.noticedKeys(container)
+        noticed.set(container, keys)
       }
+      if (keys === false || (keys !== true && !keys.has(key))) continue
+      // Only the listed issues are formatted: a path costs its depth, and a body can repeat keys
+      // in thousands of deep objects.
+      if (this.strictIssues.size < MAX_LISTED_ISSUES) {
+        this.strictIssues.add(`duplicate field "${formatJsonPath([...container, key])}"`)
+      } else unlisted++
     }
-    const issues = [...this.strictIssues]
+    const all = [...this.strictIssues]
+    const more = all.length - MAX_LISTED_ISSUES + unlisted
+    const issues = more > 0 ? [...all.slice(0, MAX_LISTED_ISSUES), `${more} more`] : all
     if (issues.length > 0 && this.source.mode === 'strict') {
       throw new HookResponseError('strict', this.source, issues)
     }
     return { response, warnings: [...issues, ...this.warnings] }
   }
 
-  private noticesDuplicate(path: Path): boolean {
-    const container = path.slice(0, -1)
-    const key = path[path.length - 1]
+  /**
+   * Which duplicate keys of the object at `container` upstream notices: a struct's known
+   * fields, every key of a map or of anything inside a free-form value (true), or none (false).
+   */
+  private noticedKeys(container: Path): ReadonlySet<string> | boolean {
+    if (this.freeRoots.some((root) => isPrefix(root, container))) return true
+    // Typed objects sit a few levels deep; a deeper path cannot be one, and building its key
+    // would cost its depth for each of possibly thousands of objects.
+    if (container.length > this.typedDepth) return false
     const fields = this.structs.get(pathKey(container))
-    if (fields !== undefined) return typeof key === 'string' && fields.has(key)
-    if (this.maps.has(pathKey(container))) return true
-    for (let length = container.length; length >= 0; length--) {
-      if (this.freeRoots.has(pathKey(container.slice(0, length)))) return true
-    }
-    return false
+    if (fields !== undefined) return fields
+    return this.maps.has(pathKey(container))
   }
 
   private typeError(path: Path, expected: string, value: unknown): never {

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { findDuplicateKeys } from './duplicate-keys.js'
 
-const paths = (text: string): unknown[] => findDuplicateKeys(text).map((d) => d.path)
+const paths = (text: string): unknown[] =>
+  findDuplicateKeys(text).map((d) => [...d.container, d.key])
 
 describe('findDuplicateKeys', () => {
   it('finds nothing in documents without repeated keys', () => {
@@ -12,8 +13,12 @@ describe('findDuplicateKeys', () => {
     assert.deepEqual(paths('"x"'), [])
   })
 
-  it('reports each repeat with its path, in document order', () => {
-    assert.deepEqual(paths('{"a":1,"a":2,"a":3}'), [['a'], ['a']])
+  it('reports each repeated key once per object, with its path, in document order', () => {
+    assert.deepEqual(paths('{"a":1,"a":2,"a":3}'), [['a']])
+    assert.deepEqual(paths('[{"a":1,"a":2},{"a":1,"a":2}]'), [
+      [0, 'a'],
+      [1, 'a'],
+    ])
     assert.deepEqual(paths('{"x":{"y":[0,{"k":1,"k":2}]},"z":1,"z":2}'), [
       ['x', 'y', 1, 'k'],
       ['z'],
@@ -38,6 +43,6 @@ describe('findDuplicateKeys', () => {
     const depth = 100_000
     const text = '['.repeat(depth) + '{"a":1,"a":2}' + ']'.repeat(depth)
     const [found] = findDuplicateKeys(text)
-    assert.equal(found?.path.length, depth + 1)
+    assert.equal(found?.container.length, depth)
   })
 })

@@ -12,9 +12,17 @@
 /** One step of a JSON path: an object key or an array index. */
 export type JsonPathSegment = string | number
 
-/** A repeated key; `path` ends with the key itself, e.g. `['relatedResources', 0, 'names']`. */
+/**
+ * A repeated key: the path of the object that repeats it, and the key, e.g. `['relatedResources',
+ * 0]` and `'names'`.
+ *
+ * @remarks
+ * Duplicates in one object share one `container` array (the same reference), so a caller can
+ * classify each object once instead of once per duplicate.
+ */
 export interface DuplicateKey {
-  readonly path: readonly JsonPathSegment[]
+  readonly container: readonly JsonPathSegment[]
+  readonly key: string
 }
 
 interface ObjectFrame {
@@ -23,6 +31,10 @@ interface ObjectFrame {
   /** The key or index under which this object sits in its parent. */
   readonly segment: JsonPathSegment | undefined
   readonly keys: Set<string>
+  /** Keys already reported, so a key repeated n times is reported once. */
+  reported: Set<string> | undefined
+  /** This object's path, built on its first duplicate. */
+  path: readonly JsonPathSegment[] | undefined
   key: string | undefined
   expectingKey: boolean
 }
@@ -37,12 +49,13 @@ interface ArrayFrame {
 type Frame = ObjectFrame | ArrayFrame
 
 /**
- * Returns every duplicate key in a JSON document, in document order.
+ * Returns every duplicate key in a JSON document, once per object and key, in document order.
  *
  * @remarks
  * The text must already be valid JSON (parse it with `JSON.parse` first); on invalid text the
  * result is unspecified but the call does not throw. Keys are compared after unescaping, so
- * `"a"` and `"\u0061"` are the same key.
+ * `"a"` and `"\u0061"` are the same key. The work is linear in the text plus the depth of
+ * each object that repeats a key: a key repeated many times, at any depth, costs one path.
  */
 export function findDuplicateKeys(text: string): DuplicateKey[] {
   const found: DuplicateKey[] = []
@@ -59,6 +72,8 @@ export function findDuplicateKeys(text: string): DuplicateKey[] {
           parent: top,
           segment: segmentForChild(),
           keys: new Set(),
+          reported: undefined,
+          path: undefined,
           key: undefined,
           expectingKey: true,
         }
@@ -82,8 +97,13 @@ export function findDuplicateKeys(text: string): DuplicateKey[] {
         const end = stringEnd(text, i)
         if (top?.type === 'object' && top.expectingKey) {
           const key = unquote(text.slice(i, end))
-          if (top.keys.has(key)) found.push({ path: [...pathOf(top), key] })
-          else top.keys.add(key)
+          if (!top.keys.has(key)) top.keys.add(key)
+          else if (top.reported?.has(key) !== true) {
+            top.reported ??= new Set()
+            top.reported.add(key)
+            top.path ??= pathOf(top)
+            found.push({ container: top.path, key })
+          }
           top.key = key
           top.expectingKey = false
         }

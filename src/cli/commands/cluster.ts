@@ -2,6 +2,8 @@ import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { Command, Option } from 'commander'
 import { startControlPlane } from '../../cluster/control-plane.js'
+import { parseFeatureGates } from '../../cluster/api-server-options.js'
+import type { FeatureGates } from '../../cluster/api-server-options.js'
 import {
   readControlPlaneState,
   runningProcesses,
@@ -13,6 +15,10 @@ import { loadClusterConfig } from '../../kube/load-cluster-config.js'
 import { KubeTransport } from '../../kube/kube-transport.js'
 import { DynamicClient } from '../../kube/dynamic-client.js'
 import { isNodeReady, NODES } from '../../cluster/simulated-nodes.js'
+import { startRealNodeCluster } from '../../cluster/real-node/start-real-node-cluster.js'
+import { stopRealNodeCluster } from '../../cluster/real-node/stop-real-node-cluster.js'
+import { readRealNodeState } from '../../cluster/real-node/real-node-state.js'
+import { realNodeLayout } from '../../cluster/real-node/real-node-layout.js'
 import { CliError } from '../cli-error.js'
 import { installClusterBinaries } from './cluster-install.js'
 import type { CliIo } from '../cli-io.js'
@@ -34,7 +40,10 @@ interface UpOptions {
   readonly dir: string
   readonly crd: string[]
   readonly port?: string
-  readonly nodes: string
+  readonly nodes?: string
+  readonly runtime: string
+  readonly featureGates?: string
+  readonly auditLog?: string
 }
 
 async function up(io: CliIo, opts: UpOptions): Promise<void> {
@@ -50,6 +59,13 @@ async function up(io: CliIo, opts: UpOptions): Promise<void> {
         `  Stop it:  metactl cluster down --dir ${dir}`
     )
   }
+  if (opts.runtime === 'containerd') {
+    await upRealNode(io, dir, opts)
+    return
+  }
+  if (opts.runtime !== 'kwok') {
+    throw new CliError(`--runtime must be kwok or containerd, got "${opts.runtime}"`)
+  }
   const binaries = findControlPlaneBinaries()
   io.err(`Starting a local control plane in ${dir}`)
   const plane = await startControlPlane({
@@ -59,7 +75,9 @@ async function up(io: CliIo, opts: UpOptions): Promise<void> {
     background: true,
     binaries,
     crds: opts.crd,
-    nodes: parseNodes(opts.nodes),
+    nodes: parseNodes(opts.nodes ?? '1'),
+    ...(opts.featureGates === undefined ? {} : { featureGates: gates(opts.featureGates) }),
+    ...(opts.auditLog === undefined ? {} : { auditLogPath: resolve(opts.auditLog) }),
     ...(opts.port === undefined ? {} : { apiServerPort: parsePort(opts.port) }),
     onProgress: (message) => {
       io.err(`  ${message}`)
@@ -69,6 +87,33 @@ async function up(io: CliIo, opts: UpOptions): Promise<void> {
   io.out(`Control plane ready: ${plane.config.server}`)
   io.out(`kubeconfig: ${plane.kubeconfigPath}`)
   io.out(`export KUBECONFIG=${plane.kubeconfigPath}`)
+  io.out(`Stop it with: metactl cluster down --dir ${dir}`)
+}
+
+function gates(text: string): FeatureGates {
+  try {
+    return parseFeatureGates(text)
+  } catch (error) {
+    throw new CliError(`--feature-gates: ${error instanceof Error ? error.message : String(error)}`)
+  }
+}
+
+// The control plane, containerd, a kubelet and kube-proxy in namespaces of their own.
+async function upRealNode(io: CliIo, dir: string, opts: UpOptions): Promise<void> {
+  io.err(`Starting a cluster with a real node (containerd) in ${dir}`)
+  const cluster = await startRealNodeCluster({
+    dir,
+    crds: opts.crd,
+    simulatedNodes: parseNodes(opts.nodes ?? '0'),
+    ...(opts.port === undefined ? {} : { apiServerPort: parsePort(opts.port) }),
+    onProgress: (message) => {
+      io.err(`  ${message}`)
+    },
+  })
+  await cluster.release()
+  io.out(`Cluster ready: ${cluster.config.server} (node ${cluster.nodeName}, containerd)`)
+  io.out(`kubeconfig: ${cluster.kubeconfigPath}`)
+  io.out(`export KUBECONFIG=${cluster.kubeconfigPath}`)
   io.out(`Stop it with: metactl cluster down --dir ${dir}`)
 }
 
@@ -154,6 +199,10 @@ async function describeNodes(client: DynamicClient): Promise<string[]> {
 
 async function down(io: CliIo, opts: { dir: string }): Promise<void> {
   const dir = resolve(opts.dir)
+  if (readRealNodeState(realNodeLayout(dir).stateFile) !== undefined) {
+    await downRealNode(io, dir)
+    return
+  }
   const state = readControlPlaneState(dir)
   if (state === undefined) {
     io.out(`No control plane in ${dir}; nothing to stop.`)
@@ -166,6 +215,16 @@ async function down(io: CliIo, opts: { dir: string }): Promise<void> {
   if (left.length > 0) {
     throw new CliError(`could not stop: ${left.map((p) => `${p.name} ${p.pid}`).join(', ')}`)
   }
+}
+
+async function downRealNode(io: CliIo, dir: string): Promise<void> {
+  const teardown = await stopRealNodeCluster(dir)
+  for (const name of teardown.stopped) io.out(`stopped ${name}`)
+  if (teardown.killed > 0) io.out(`killed ${teardown.killed} container and shim process(es)`)
+  if (teardown.leftovers.length > 0) {
+    throw new CliError(`could not remove: ${teardown.leftovers.join(', ')}`)
+  }
+  io.out('namespaces, cgroup and mounts removed')
 }
 
 /** Builds `metactl cluster install|up|status|down`. */
@@ -204,9 +263,20 @@ export function clusterCommand(io: CliIo, setExitCode: (code: number) => void): 
     .option('--port <port>', 'kube-apiserver port (default: a free port)')
     .option(
       '--nodes <count>',
-      'simulated nodes (KWOK) with kube-scheduler and the default controllers; 0 for none',
-      '1'
+      'simulated nodes (KWOK) with kube-scheduler and the default controllers; 0 for none ' +
+        '(default: 1, or 0 beside a real node)'
     )
+    .option(
+      '--runtime <runtime>',
+      'kwok: simulated nodes only; containerd: also a real node (containerd, kubelet, ' +
+        'kube-proxy) in network and mount namespaces of its own (root, `make node`)',
+      'kwok'
+    )
+    .option(
+      '--feature-gates <gates>',
+      'kube-apiserver feature gates, e.g. ShardedListAndWatch=true (comma-separated)'
+    )
+    .option('--audit-log <path>', "write kube-apiserver's audit log of writes (JSON lines) here")
     .action(async (opts: UpOptions) => {
       await up(io, opts)
     })

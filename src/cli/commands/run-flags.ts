@@ -15,6 +15,8 @@ import type { HookAddressMap } from '../../engine/hooks/traced-connector.js'
 import { LEADER_ELECTION_DEFAULTS } from '../../runtime/leader-election.js'
 import type { LogFormat, LogLevel } from '../../runtime/logger.js'
 import { CliError } from '../cli-error.js'
+import { parseShardingFlags } from './run-sharding-flags.js'
+import type { ShardingFlags, ShardingOptions } from './run-sharding-flags.js'
 
 /** Exit code of a usage error, as most CLIs (and Go's flag package) use. */
 export const USAGE_EXIT_CODE = 2
@@ -23,7 +25,7 @@ export const USAGE_EXIT_CODE = 2
 export const DEFAULT_HOOK_RESPONSE_LIMIT_BYTES: number = 64 * 1024 * 1024
 
 /** The raw option values commander hands over. */
-export interface RunOptions {
+export interface RunOptions extends ShardingOptions {
   kubeconfig?: string
   context?: string
   workers: string
@@ -77,15 +79,22 @@ export function parseGoBool(flag: string, text: string): boolean {
  */
 export function withDevelopmentDefaults(
   opts: RunOptions,
-  given: (key: 'zapEncoder' | 'zapLogLevel') => boolean
+  given: (key: 'zapEncoder' | 'zapLogLevel' | 'zapStacktraceLevel') => boolean
 ): RunOptions {
   if (!opts.zapDevel) return opts
   return {
     ...opts,
     zapEncoder: given('zapEncoder') ? opts.zapEncoder : 'console',
     zapLogLevel: given('zapLogLevel') ? opts.zapLogLevel : 'debug',
+    // Not a value the flag takes: development mode's own default.
+    zapStacktraceLevel: given('zapStacktraceLevel')
+      ? opts.zapStacktraceLevel
+      : DEVEL_STACKTRACE_LEVEL,
   }
 }
+
+/** The stack-trace level of `--zap-devel` (warn), which the flag itself does not accept. */
+const DEVEL_STACKTRACE_LEVEL = 'devel-warn'
 
 /** Leader-election settings; see spec §5. */
 export interface LeaderElectionFlags {
@@ -115,11 +124,16 @@ export interface RunConfig {
   readonly ssaFieldManager: string
   readonly metricsAddress: { host: string; port: number } | undefined
   readonly probeAddress: { host: string; port: number } | undefined
-  readonly logLevel: LogLevel
+  /** A named level, or a verbosity N that also writes `V(1)` to `V(N)`. */
+  readonly logLevel: LogLevel | number
   readonly logFormat: LogFormat
+  /** Lines at or above this level carry a stack trace (`--zap-stacktrace-level`). */
+  readonly stacktraceLevel: 'info' | 'warn' | 'error' | 'panic'
   /** Renders a log line's time (`--zap-time-encoding`). */
   readonly logTime: (date: Date) => string | number
   readonly leaderElection: LeaderElectionFlags
+  /** The ring of replicas (`--sharding`, an extension). */
+  readonly sharding: ShardingFlags
   readonly hookResponseLimitBytes: number
   /** Concurrent hook calls per hosted controller, all its hooks together. */
   readonly hookMaxInFlight: number
@@ -167,9 +181,9 @@ function positiveInteger(flag: string, text: string): number {
   return value
 }
 
-function logLevel(text: string): LogLevel {
-  // Upstream takes zap levels or an integer verbosity N (V(N)); 4 and above mean debug detail.
-  if (/^\d+$/.test(text)) return Number(text) >= 4 ? 'debug' : 'info'
+function logLevel(text: string): LogLevel | number {
+  // Upstream takes zap levels or an integer verbosity N, which writes V(1) to V(N) too.
+  if (/^\d+$/.test(text)) return Number(text) === 0 ? 'info' : Number(text)
   if (text === 'debug' || text === 'info' || text === 'warn' || text === 'error') return text
   throw usage(`--zap-log-level must be debug, info, warn, error or a number, got "${text}"`)
 }
@@ -200,9 +214,9 @@ function timeEncoding(text: string): (date: Date) => string | number {
   return encode
 }
 
-function checkStacktraceLevel(text: string): void {
-  // Accepted for upstream's manifests; error stacks follow --zap-log-level (debug) instead.
-  if (['info', 'error', 'panic'].includes(text)) return
+function stacktraceLevel(text: string): 'info' | 'warn' | 'error' | 'panic' {
+  if (text === DEVEL_STACKTRACE_LEVEL) return 'warn'
+  if (text === 'info' || text === 'error' || text === 'panic') return text
   throw usage(`--zap-stacktrace-level must be info, error or panic, got "${text}"`)
 }
 
@@ -328,7 +342,6 @@ function revisionNamespaceOf(opts: RunOptions, env: NodeJS.ProcessEnv): string {
  * @throws CliError with exit code {@link USAGE_EXIT_CODE} for the first invalid flag.
  */
 export function parseRunFlags(opts: RunOptions, env: NodeJS.ProcessEnv = process.env): RunConfig {
-  checkStacktraceLevel(opts.zapStacktraceLevel)
   return {
     ...(opts.kubeconfig === undefined ? {} : { kubeconfig: opts.kubeconfig }),
     ...(opts.context === undefined ? {} : { context: opts.context }),
@@ -347,8 +360,10 @@ export function parseRunFlags(opts: RunOptions, env: NodeJS.ProcessEnv = process
     probeAddress: listenAddress('health-probe-bind-address', opts.healthProbeBindAddress),
     logLevel: logLevel(opts.zapLogLevel),
     logFormat: logFormat(opts.zapEncoder),
+    stacktraceLevel: stacktraceLevel(opts.zapStacktraceLevel),
     logTime: timeEncoding(opts.zapTimeEncoding),
     leaderElection: leaderElection(opts),
+    sharding: parseShardingFlags(opts, opts.leaderElection),
     hookResponseLimitBytes: parseByteSize('hook-response-size-limit', opts.hookResponseSizeLimit),
     hookMaxInFlight: positiveInteger('hook-max-in-flight', opts.hookMaxInFlight),
     eventsQps: parseEventsQps(opts.eventsQps),

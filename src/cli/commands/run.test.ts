@@ -76,7 +76,8 @@ describe('metactl run logging and boolean flags', () => {
   it("accepts the args of upstream's production and leader-election manifests", async () => {
     // manifests/production, then examples/leader-election/manifest/args.yaml.
     const production = await settings(['--zap-log-level=4', '--discovery-interval=20s'])
-    assert.equal(production.logLevel, 'debug')
+    assert.equal(production.logLevel, 4, 'V(4): API writes')
+    assert.equal(production.stacktraceLevel, 'error')
     assert.equal(production.logFormat, 'json')
     assert.equal(production.discoveryIntervalMs, 20_000)
     const example = await settings([
@@ -86,7 +87,8 @@ describe('metactl run logging and boolean flags', () => {
       '--leader-election',
     ])
     assert.equal(example.logFormat, 'text', '--zap-devel means the console encoder')
-    assert.equal(example.logLevel, 'debug')
+    assert.equal(example.logLevel, 5)
+    assert.equal(example.stacktraceLevel, 'warn', 'development mode traces warnings')
     assert.equal(example.discoveryIntervalMs, 5_000)
     assert.equal(example.leaderElection.enabled, true)
   })
@@ -95,6 +97,10 @@ describe('metactl run logging and boolean flags', () => {
     const config = await settings(['--zap-devel', '--zap-encoder=json', '--zap-log-level=warn'])
     assert.equal(config.logFormat, 'json')
     assert.equal(config.logLevel, 'warn')
+    assert.equal(
+      (await settings(['--zap-devel', '--zap-stacktrace-level=panic'])).stacktraceLevel,
+      'panic'
+    )
     const plain = await settings(['--zap-devel=false'])
     assert.equal(plain.logFormat, 'json')
     assert.equal(plain.logLevel, 'info')
@@ -110,5 +116,26 @@ describe('metactl run logging and boolean flags', () => {
       () => parseGoBool('zap-devel', 'yes'),
       (error: unknown) => error instanceof CliError && error.message.includes('--zap-devel')
     )
+  })
+
+  it("reads Go's single-dash flags, values in the next argument and bare booleans", async () => {
+    const config = await settings([
+      '-workers=7',
+      '-discovery-interval',
+      '5s',
+      '-leader-election',
+      '-zap-devel=false',
+      '--target-label-selector',
+      'team=a',
+    ])
+    assert.equal(config.workers, 7)
+    assert.equal(config.discoveryIntervalMs, 5_000)
+    assert.equal(config.leaderElection.enabled, true)
+    assert.equal(config.logFormat, 'json')
+    assert.equal(config.targetLabelSelector, 'team=a')
+  })
+
+  it('refuses an unknown single-dash flag with a usage error', async () => {
+    await assert.rejects(settings(['-no-such-flag=1']), /unknown option '-no-such-flag=1'/)
   })
 })

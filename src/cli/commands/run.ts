@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { setFlagsFromString } from 'node:v8'
-import { Command, Option } from 'commander'
+import type { Command } from 'commander'
+import { Option } from 'commander'
 import { DEFAULT_SSA_FIELD_MANAGER } from '../../engine/children/child-applier.js'
 import { Engine } from '../../engine/engine.js'
 import { DEFAULT_HOOK_MAX_IN_FLIGHT } from '../../engine/hooks/hook-call-limiter.js'
@@ -10,6 +11,9 @@ import {
 } from '../../engine/leader/engine-leader-election.js'
 import type { EngineLeaderElection } from '../../engine/leader/engine-leader-election.js'
 import { startOpsServer } from './ops-server.js'
+import { startEngineSharding } from '../../engine/sharding/engine-sharding.js'
+import type { EngineSharding } from '../../engine/sharding/engine-sharding.js'
+import { ShardMetrics } from '../../engine/sharding/shard-metrics.js'
 import type { ClusterConfig } from '../../kube/cluster-config.js'
 import { loadClusterConfig, SERVICE_ACCOUNT_DIR } from '../../kube/load-cluster-config.js'
 import { EventLoopWatchdog } from '../../runtime/event-loop-watchdog.js'
@@ -17,6 +21,7 @@ import { createLogger } from '../../runtime/logger.js'
 import { RuntimeMetrics } from '../../runtime/runtime-metrics.js'
 import type { Logger } from '../../runtime/logger.js'
 import { CliError } from '../cli-error.js'
+import { GoFlagCommand } from '../go-flags.js'
 import {
   LEADER_ELECTION_FLAG_DEFAULTS,
   parseGoBool,
@@ -25,10 +30,12 @@ import {
   withDevelopmentDefaults,
 } from './run-flags.js'
 import type { RunConfig, RunOptions } from './run-flags.js'
+import { withShardingFlags } from './run-sharding-flags.js'
 import { watchShutdown } from './shutdown-signals.js'
 import type { Shutdown } from './shutdown-signals.js'
 
 async function leaseNamespace(config: RunConfig): Promise<string> {
+  if (config.sharding.enabled && config.sharding.namespace !== '') return config.sharding.namespace
   if (config.leaderElection.namespace !== '') return config.leaderElection.namespace
   try {
     return (await readFile(`${SERVICE_ACCOUNT_DIR}/namespace`, 'utf8')).trim()
@@ -46,7 +53,7 @@ async function startRivals(
   cluster: ClusterConfig,
   log: Logger
 ): Promise<{ stop(): Promise<void> } | undefined> {
-  if (config.leaderElection.enabled) return undefined
+  if (config.leaderElection.enabled || config.sharding.enabled) return undefined
   const namespace = await leaseNamespace(config).catch(() => undefined)
   if (namespace === undefined) return undefined
   return startRivalDetection(cluster, { namespace, name: config.leaderElection.id, log })
@@ -68,6 +75,27 @@ async function startElection(
     retryPeriodMs: flags.retryPeriodMs,
     log,
     metrics: engineMetrics,
+  })
+}
+
+async function startSharding(
+  config: RunConfig,
+  cluster: ClusterConfig,
+  engineMetrics: RuntimeMetrics,
+  log: Logger
+): Promise<EngineSharding | undefined> {
+  const flags = config.sharding
+  if (!flags.enabled) return undefined
+  return startEngineSharding(cluster, {
+    namespace: await leaseNamespace(config),
+    ring: flags.ring,
+    field: flags.field,
+    leaseDurationMs: flags.leaseDurationMs,
+    renewDeadlineMs: flags.renewDeadlineMs,
+    retryPeriodMs: flags.retryPeriodMs,
+    ...(flags.identity === undefined ? {} : { identity: flags.identity }),
+    metrics: new ShardMetrics(engineMetrics.registry),
+    log,
   })
 }
 
@@ -140,9 +168,13 @@ async function serve(config: RunConfig, shutdown: Shutdown, log: Logger): Promis
   const metrics = new RuntimeMetrics()
   metrics.collectProcessMetrics()
   const election = await startElection(config, cluster, metrics, log)
+  const ring = await startSharding(config, cluster, metrics, log)
   const engine = new Engine(cluster, {
     metrics,
     ...(election === undefined ? {} : { leadership: election.leadership }),
+    ...(ring === undefined
+      ? {}
+      : { leadership: ring.leadership, shard: ring.shard, replicaIdentity: ring.identity }),
     workers: config.workers,
     discoveryIntervalMs: config.discoveryIntervalMs,
     cacheFlushIntervalMs: config.cacheFlushIntervalMs,
@@ -164,6 +196,7 @@ async function serve(config: RunConfig, shutdown: Shutdown, log: Logger): Promis
     workers: config.workers,
     applyStrategy: config.applyStrategy,
     leaderElection: election === undefined ? false : election.identity,
+    sharding: ring === undefined ? false : { identity: ring.identity, key: config.sharding.field },
     // A redirected hook is easy to forget on a dev machine: say so at start.
     ...(config.hookAddresses.size === 0
       ? {}
@@ -187,13 +220,18 @@ async function serve(config: RunConfig, shutdown: Shutdown, log: Logger): Promis
     } catch (error) {
       if (!shutdown.signal.aborted) throw startFailure(error, log)
     }
-    const lost = election?.lost.then((reason) => reason) ?? new Promise<string>(() => undefined)
+    const lost =
+      election?.lost.then((reason) => `leader election lost: ${reason}`) ??
+      ring?.lost.then((reason) => `ring membership lost: ${reason}`) ??
+      new Promise<string>(() => undefined)
     const outcome = await Promise.race([shutdown.done, lost.then((reason) => ({ lost: reason }))])
-    if (typeof outcome === 'object') failure = new CliError(`leader election lost: ${outcome.lost}`)
+    if (typeof outcome === 'object') failure = new CliError(outcome.lost)
     log.info('shutting down', {
-      reason: typeof outcome === 'object' ? 'leader election lost' : outcome,
+      reason: typeof outcome === 'object' ? outcome.lost : outcome,
     })
   } finally {
+    // A ring member drains and leaves first, so the others take its parents while it stops.
+    await ring?.release()
     // The Lease goes as soon as the last write is done, so the successor starts at once.
     await engine.stop(() => election?.release() ?? Promise.resolve())
     await rivals?.stop()
@@ -230,6 +268,7 @@ async function run(opts: RunOptions): Promise<void> {
     level: config.logLevel,
     format: config.logFormat,
     time: config.logTime,
+    stacktraceLevel: config.stacktraceLevel,
   })
   const shutdown = watchShutdown(log)
   try {
@@ -241,7 +280,7 @@ async function run(opts: RunOptions): Promise<void> {
 
 /** Builds `metactl run`, with upstream Metacontroller's flag names and defaults. */
 export function runCommand(): Command {
-  const command = new Command('run')
+  const command = new GoFlagCommand('run')
     .description(
       'run the engine: serve every CompositeController and DecoratorController in the cluster, like upstream Metacontroller'
     )
@@ -308,7 +347,10 @@ export function runCommand(): Command {
     .action(async (opts: RunOptions, command: Command) => {
       await run(withDevelopmentDefaults(opts, (key) => command.getOptionValueSource(key) === 'cli'))
     })
-  return withLeaderElectionFlags(withLoggingFlags(withObservabilityFlags(command)))
+  return withShardingFlags(
+    withLeaderElectionFlags(withLoggingFlags(withObservabilityFlags(command))),
+    goBoolOption
+  )
 }
 
 /** Adds the metrics, probe, logging, event and profile flags. */
@@ -342,18 +384,18 @@ function withLoggingFlags(command: Command): Command {
   return command
     .option(
       '--zap-log-level <level>',
-      'log level: debug, info, warn, error, or a verbosity number',
+      'log level: debug, info, warn, error, or a verbosity N (4: API writes, 5: merge diffs, 6: hook bodies, 7: discovery)',
       'info'
     )
     .option('--zap-encoder <format>', 'log format: json or console', 'json')
     .option(
       '--zap-time-encoding <encoding>',
-      'log time format: iso8601, rfc3339, rfc3339nano, epoch, millis or nano',
-      'iso8601'
+      'log time format: epoch (seconds), millis, nano, iso8601, rfc3339 or rfc3339nano',
+      'epoch'
     )
     .option(
       '--zap-stacktrace-level <level>',
-      "accepted for upstream's manifests (info, error, panic); error stacks are logged at debug level",
+      'lines at or above this level carry a stacktrace: info, error or panic (--zap-devel: warn)',
       'error'
     )
     .addOption(

@@ -11,7 +11,11 @@
  *
  * @module
  */
+import type { KubeObject } from '../../core/kube-object.js'
 import { NotFoundError } from '../../kube/api-error.js'
+import type { Logger } from '../../runtime/logger.js'
+import { redactSecrets } from '../hooks/redact-secrets.js'
+import { mergePatchDiff } from './child-diff.js'
 import type { ObjectClient } from '../../kube/object-client.js'
 import type { ChildApplier, ChildWrite, ChildWriteContext } from './child-applier.js'
 import { deleteChild } from './delete-child.js'
@@ -35,6 +39,31 @@ export interface ManageChildrenOptions {
   /** How desired children are written; the dynamic apply when absent. */
   readonly applier?: ChildApplier
   readonly signal?: AbortSignal
+  /** Receives upstream's graded lines: `V(5)`, the merge diff of every update. */
+  readonly log?: Logger
+}
+
+/** Verbosity of merge diffs, as upstream's `--zap-log-level=5`. */
+export const MERGE_DIFF_VERBOSITY = 5
+
+function typeOf(object: KubeObject): { apiVersion: string; kind: string } {
+  return { apiVersion: object.apiVersion, kind: object.kind }
+}
+
+function logDiffs(plan: ChildPlan, log: Logger | undefined): void {
+  if (!log?.enabled(MERGE_DIFF_VERBOSITY)) return
+  for (const step of plan.update) {
+    // Typed as its object, so that a Secret's values are redacted; the type is not a change.
+    const typed = { ...mergePatchDiff(step.observed, step.object), ...typeOf(step.object) }
+    const diff = redactSecrets(typed) as Record<string, unknown>
+    delete diff['apiVersion']
+    delete diff['kind']
+    log.v(MERGE_DIFF_VERBOSITY, 'child diff', {
+      child: `${step.type} ${step.key}`,
+      method: step.method,
+      diff,
+    })
+  }
 }
 
 /** How many child writes of one parent run at once. */
@@ -55,6 +84,7 @@ export async function manageChildren(
   options: ManageChildrenOptions
 ): Promise<ManageResult> {
   const applier = options.applier ?? dynamicApplier
+  logDiffs(plan, options.log)
   const context: ChildWriteContext = {
     client: options.client,
     types: options.types,

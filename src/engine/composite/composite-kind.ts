@@ -5,20 +5,14 @@
  *
  * @module
  */
-import { isDeepStrictEqual } from 'node:util'
 import type { KubeObject } from '../../core/kube-object.js'
 import { compileLabelSelector } from '../../core/label-selector.js'
 import { keyOf, objectKey } from '../../core/object-key.js'
 import { controllerRefOf, groupOf, isDeleting } from '../../core/owner-references.js'
 import type { CompositeControllerSpec } from '../../api/composite-controller-spec.js'
 import { ControllerSpecError } from '../../api/controller-spec-error.js'
-import type {
-  CompositeSyncRequest,
-  CompositeSyncResponse,
-  CustomizeRequest,
-  CustomizeResponse,
-  HookFunction,
-} from '../../api/hook-model.js'
+import type { CompositeHooks } from '../../api/controller-hooks.js'
+import { gvkKey } from '../../api/hook-model.js'
 import type { Discovery } from '../../kube/discovery.js'
 import type { ObjectClient } from '../../kube/object-client.js'
 import type { ResourceInfo } from '../../kube/resource-map.js'
@@ -29,25 +23,19 @@ import type { SharedInformers } from '../../runtime/shared-informers.js'
 import { RelatedObjectsManager } from '../customize/related-objects-manager.js'
 import type { EventSink } from '../events/event-recorder.js'
 import type { ControllerCaches, ControllerKind, WatchSource } from '../loop/parent-controller.js'
+import { cachesByRole } from '../loop/caches-by-role.js'
 import { hasFinalizer } from '../sync/finalizer-step.js'
+import { isStatusOnlyUpdate } from '../loop/status-only-update.js'
 import { reportSyncError } from '../sync/report-sync-error.js'
 import type { ChildApplier } from '../children/child-applier.js'
 import { compositeSelector } from './composite-selector.js'
 import { syncCompositeParent, usesRollingUpdates } from './sync-composite-parent.js'
-import type { CompositePipeline, ResolvedChild } from './sync-composite-parent.js'
-
-/** The hooks of a CompositeController; absent means not enabled. */
-export interface CompositeHooks {
-  readonly sync?: HookFunction<CompositeSyncRequest, CompositeSyncResponse>
-  readonly finalize?: HookFunction<CompositeSyncRequest, CompositeSyncResponse>
-  /**
-   * Names the related objects sent to sync and finalize (spec §2.5); its answer is cached per
-   * parent UID and generation. Its rules follow `spec.hooks.customize.version` (v1 when absent).
-   */
-  readonly customize?: HookFunction<CustomizeRequest, CustomizeResponse>
-  /** Releases what the hooks hold (pooled connections) when the controller stops. */
-  readonly close?: () => Promise<void>
-}
+import type {
+  CompositeCaches,
+  CompositeController,
+  CompositeWrites,
+  ResolvedChild,
+} from './sync-composite-parent.js'
 
 /** Everything a composite controller needs, resolved when it is built. */
 export interface CompositeKindOptions {
@@ -77,21 +65,6 @@ export interface CompositeKindOptions {
 /** Returns the finalizer a CompositeController puts on its parents. */
 export function compositeFinalizer(name: string): string {
   return `metacontroller.io/compositecontroller-${name}`
-}
-
-/**
- * Tells whether a parent update can be dropped under `ignoreStatusChanges`: a real update (not a
- * resync's replay) that changed none of generation, labels and annotations, on a parent that is
- * not being deleted.
- */
-export function isStatusOnlyUpdate(old: KubeObject, object: KubeObject): boolean {
-  return (
-    old !== object &&
-    old.metadata.generation === object.metadata.generation &&
-    isDeepStrictEqual(old.metadata.labels ?? {}, object.metadata.labels ?? {}) &&
-    isDeepStrictEqual(old.metadata.annotations ?? {}, object.metadata.annotations ?? {}) &&
-    !isDeleting(object)
-  )
 }
 
 /**
@@ -143,16 +116,76 @@ export function compositeChildKeys(
   }
 }
 
+/** The role of a composite child source: a child rule's GVK key, or the revisions. */
+type CompositeSourceRole = string
+
 /**
- * The child sources of a composite controller: one per child rule and, when a rule rolls, the
- * ControllerRevisions last. Revisions are only read from their cache: their changes are the
- * engine's own writes and trigger no sync (as upstream, whose revision informer has no handlers).
+ * The child sources of a composite controller, each with its role: one per child rule (named by
+ * its GVK key) and, when a rule rolls, the ControllerRevisions. Revisions are only read from
+ * their cache: their changes are the engine's own writes and trigger no sync (as upstream, whose
+ * revision informer has no handlers).
  */
-export function compositeChildSources(children: readonly ResolvedChild[]): WatchSource[] {
+export function compositeChildSources(
+  children: readonly ResolvedChild[]
+): (WatchSource & { readonly role: CompositeSourceRole })[] {
   return [
-    ...children.map((c) => ({ ref: c.info.ref })),
-    ...(usesRollingUpdates(children) ? [{ ref: CONTROLLER_REVISIONS, passive: true }] : []),
+    ...children.map((c) => ({ role: gvkKey(c.info.apiVersion, c.info.kind), ref: c.info.ref })),
+    ...(usesRollingUpdates(children)
+      ? [{ role: REVISIONS_ROLE, ref: CONTROLLER_REVISIONS, passive: true }]
+      : []),
   ]
+}
+
+const REVISIONS_ROLE = 'controllerrevisions'
+
+/** The caches of a sync by role, from the sources {@link compositeChildSources} declared. */
+export function compositeCaches(
+  sources: readonly { readonly role: CompositeSourceRole }[],
+  caches: ControllerCaches
+): CompositeCaches {
+  const byRole = cachesByRole(sources, caches.children)
+  const children = new Map(byRole)
+  children.delete(REVISIONS_ROLE)
+  return { children, revisions: byRole.get(REVISIONS_ROLE) }
+}
+
+/** The controller and write settings the composite strategy syncs with. */
+function compositeSetup(
+  options: CompositeKindOptions,
+  finalizer: string,
+  matchesScope: (parent: KubeObject) => boolean
+): { controller: CompositeController; writes: CompositeWrites } {
+  const { spec, parent } = options
+  const related =
+    options.hooks.customize === undefined
+      ? undefined
+      : new RelatedObjectsManager({
+          controller: options.controller,
+          customize: options.hooks.customize,
+          customizeVersion: spec.hooks.customize?.version ?? 'v1',
+          parentNamespaced: parent.ref.namespaced,
+          informers: options.informers,
+          discovery: options.discovery,
+          log: options.log,
+        })
+  const controller: CompositeController = {
+    object: options.controller,
+    spec,
+    parent,
+    children: options.children,
+    hooks: options.hooks,
+    finalizerEnabled: options.finalizerEnabled,
+    finalizer,
+    matchesScope,
+    related,
+  }
+  const writes: CompositeWrites = {
+    client: options.client,
+    ...(options.applier === undefined ? {} : { applier: options.applier }),
+    events: options.events,
+    revisionNamespace: options.revisionNamespace,
+  }
+  return { controller, writes }
 }
 
 /** Builds a CompositeController's {@link ControllerKind}. */
@@ -164,39 +197,15 @@ export function compositeKind(options: CompositeKindOptions): ControllerKind {
   const isInScope = (parent: KubeObject): boolean =>
     hasFinalizer(parent, finalizer) || matchesScope(parent)
   const parentsOf = (caches: ControllerCaches) => caches.parents[0]?.store
-  const related =
-    options.hooks.customize === undefined
-      ? undefined
-      : new RelatedObjectsManager({
-          controller: options.controller,
-          customize: options.hooks.customize,
-          customizeVersion: spec.hooks.customize?.version ?? 'v1',
-          parentNamespaced: parentInfo.ref.namespaced,
-          informers: options.informers,
-          discovery: options.discovery,
-          log: options.log,
-        })
-  const pipeline: CompositePipeline = {
-    controller: options.controller,
-    spec,
-    parent: parentInfo,
-    children: options.children,
-    hooks: options.hooks,
-    finalizerEnabled: options.finalizerEnabled,
-    finalizer: { client: options.client, ref: parentInfo.ref, finalizer },
-    client: options.client,
-    ...(options.applier === undefined ? {} : { applier: options.applier }),
-    related,
-    matchesScope,
-    events: options.events,
-    revisionNamespace: options.revisionNamespace,
-  }
+  const { controller, writes } = compositeSetup(options, finalizer, matchesScope)
+  const { related } = controller
+  const childSources = compositeChildSources(options.children)
   const childKeys = compositeChildKeys(spec, parentInfo, isInScope)
 
   return {
     name: `CompositeController-${options.name}`,
     parentSources: [{ ref: parentInfo.ref }],
-    childSources: compositeChildSources(options.children),
+    childSources,
     resyncPeriodMs: spec.resyncPeriodMs,
 
     parentKeys(parent, old) {
@@ -211,6 +220,7 @@ export function compositeKind(options: CompositeKindOptions): ControllerKind {
     },
 
     childKeys,
+    parentOf: (key, caches) => parentsOf(caches)?.get(key),
 
     allParentKeys(caches) {
       return (parentsOf(caches)?.list() ?? []).filter(isInScope).map(objectKey)
@@ -235,7 +245,14 @@ export function compositeKind(options: CompositeKindOptions): ControllerKind {
       if (cached === undefined) return Action.awaitChange()
       const log = options.log.child({ parent: key })
       return reportSyncError(cached, options.events, log, () =>
-        syncCompositeParent(pipeline, cached, caches, context.signal, log)
+        syncCompositeParent(
+          controller,
+          writes,
+          compositeCaches(childSources, caches),
+          cached,
+          context.signal,
+          log
+        )
       )
     },
   }

@@ -1,28 +1,29 @@
 /**
- * The CompositeController pipeline for one parent (spec §3.5), composed from the shared sync
- * steps: finalizer → selector → claim → related objects → hook → plan → finalizer removal →
- * children → status.
+ * The CompositeController strategy of the sync pipeline ({@link runSync}, spec §3.5): observes
+ * the parent's children (selector, claim, related objects), asks the hook (once, or once per
+ * revision when a child rule rolls), and applies the answer: revisions, finalizer removal,
+ * children, status.
  *
  * @module
  */
 import type { KubeObject } from '../../core/kube-object.js'
-import { isDeleting } from '../../core/owner-references.js'
 import { objectKey } from '../../core/object-key.js'
 import { equalityTerms } from '../../core/label-selector.js'
+import { groupOf } from '../../core/owner-references.js'
 import type { CompositeControllerSpec } from '../../api/composite-controller-spec.js'
+import type { SyncHooks } from '../../api/controller-hooks.js'
 import type {
   CompositeSyncRequest,
   CompositeSyncResponse,
-  HookFunction,
   ObjectsByType,
 } from '../../api/hook-model.js'
 import { gvkKey } from '../../api/hook-model.js'
 import type { ObjectClient } from '../../kube/object-client.js'
 import type { ResourceInfo } from '../../kube/resource-map.js'
-import { Action } from '../../runtime/controller-loop.js'
+import type { Action } from '../../runtime/controller-loop.js'
 import type { Logger } from '../../runtime/logger.js'
+import type { ObjectReader } from '../../runtime/object-store.js'
 import { NotSyncedError, TerminalError } from '../../runtime/reconcile-errors.js'
-import { groupOf } from '../../core/owner-references.js'
 import { claimCandidates, claimChildren } from '../children/claim-children.js'
 import type { ChildApplier } from '../children/child-applier.js'
 import { upToDateTest } from '../children/child-applier.js'
@@ -31,7 +32,6 @@ import { manageChildren } from '../children/manage-children.js'
 import type { ChildType } from '../children/plan-children.js'
 import type { RelatedObjectsManager } from '../customize/related-objects-manager.js'
 import type { EventSink } from '../events/event-recorder.js'
-import type { ControllerCaches } from '../loop/parent-controller.js'
 import type { RolloutOutcome } from '../rollout/assemble-rollout.js'
 import { groupKindKey } from '../rollout/controller-revision.js'
 import { revisionLabels, revisionNamespace } from '../rollout/parent-revisions.js'
@@ -39,13 +39,12 @@ import type { RevisionSettings } from '../rollout/parent-revisions.js'
 import type { RolloutChildRule } from '../rollout/plan-rollout.js'
 import { isRollingMethod } from '../rollout/plan-rollout.js'
 import { syncRollout, writeRevisions } from '../rollout/sync-rollout.js'
-import { callHook } from '../sync/call-hook.js'
-import { recordHookEvents } from '../sync/record-hook-events.js'
-import { chooseHook } from '../sync/choose-hook.js'
 import type { FinalizerTarget } from '../sync/finalizer-step.js'
-import { setFinalizer, shouldManageChildren, syncFinalizer } from '../sync/finalizer-step.js'
+import { setFinalizer, shouldManageChildren } from '../sync/finalizer-step.js'
 import { planSync } from '../sync/plan-sync.js'
-import type { SyncRules } from '../sync/plan-sync.js'
+import type { SyncPlan, SyncRules } from '../sync/plan-sync.js'
+import { runSync } from '../sync/run-sync.js'
+import type { HookCall, SyncOutcome, SyncStrategy } from '../sync/run-sync.js'
 import { compositeSelector } from './composite-selector.js'
 import type { ParentSelector } from './composite-selector.js'
 import { compositeStatus, writeCompositeStatus } from './write-composite-status.js'
@@ -58,29 +57,29 @@ export interface ResolvedChild {
   readonly statusChecks?: RolloutChildRule['statusChecks']
 }
 
-/** The sync and finalize hooks of a composite pipeline; absent means not enabled. */
-export interface CompositeSyncHooks {
-  readonly sync?: HookFunction<CompositeSyncRequest, CompositeSyncResponse>
-  readonly finalize?: HookFunction<CompositeSyncRequest, CompositeSyncResponse>
-}
-
-/** Everything the composite pipeline needs, fixed when the hosted controller is built. */
-export interface CompositePipeline {
+/** The CompositeController a strategy syncs for: its object, spec and resolved resources. */
+export interface CompositeController {
   /** The CompositeController object sent to hooks as `controller`. */
-  readonly controller: KubeObject
+  readonly object: KubeObject
   readonly spec: CompositeControllerSpec
   readonly parent: ResourceInfo
   readonly children: readonly ResolvedChild[]
-  readonly hooks: CompositeSyncHooks
+  readonly hooks: SyncHooks<CompositeSyncRequest, CompositeSyncResponse>
+  /** Whether a finalizer is put on parents (upstream: `hooks.finalize` is present). */
   readonly finalizerEnabled: boolean
-  readonly finalizer: FinalizerTarget
+  /** The finalizer it puts on parents (and removes when it has no finalize hook). */
+  readonly finalizer: string
+  /** Tells whether a parent matches `parentResource.labelSelector`. */
+  readonly matchesScope: (parent: KubeObject) => boolean
+  /** Related objects through customize; absent when customize is off. */
+  readonly related: RelatedObjectsManager | undefined
+}
+
+/** Where and how a composite sync writes. */
+export interface CompositeWrites {
   readonly client: ObjectClient
   /** How desired children are written; the dynamic apply when absent. */
   readonly applier?: ChildApplier
-  /** Related objects through customize; absent when customize is off. */
-  readonly related: RelatedObjectsManager | undefined
-  /** Tells whether a parent matches `parentResource.labelSelector`. */
-  readonly matchesScope: (parent: KubeObject) => boolean
   /** Where hook-emitted events and a rollout's pause are reported. */
   readonly events: EventSink
   /**
@@ -88,6 +87,29 @@ export interface CompositePipeline {
    * its own namespace).
    */
   readonly revisionNamespace: string
+}
+
+/** The caches a composite sync reads, by role. */
+export interface CompositeCaches {
+  /** The children's caches by GVK key of their rule. */
+  readonly children: ReadonlyMap<string, ObjectReader>
+  /** The ControllerRevision cache, when a child rule rolls. */
+  readonly revisions: ObjectReader | undefined
+}
+
+/** What a composite sync observes of a parent. */
+export interface CompositeObserved {
+  readonly selector: ParentSelector
+  /** The claimed children: the `children` of the request. */
+  readonly children: ObjectsByType
+  /** The related objects (customize) of the parent itself. */
+  readonly related: ObjectsByType
+}
+
+/** The hook's answer: the response to apply and, when a child rule rolls, the rollout. */
+export interface CompositeAnswer {
+  readonly response: CompositeSyncResponse
+  readonly rollout?: RolloutOutcome
 }
 
 /** Tells whether any child rule uses a rolling update method (then revisions are kept). */
@@ -128,155 +150,243 @@ export function compositeSyncRules(
 
 /** Claims the children of every child rule: the observed map the hook receives. */
 export async function observeChildren(
-  pipeline: CompositePipeline,
+  controller: CompositeController,
+  client: ObjectClient,
   parent: KubeObject,
   selector: ParentSelector,
-  caches: ControllerCaches,
+  caches: CompositeCaches,
   signal: AbortSignal
 ): Promise<ObjectsByType> {
   const observed = new Map<string, ReadonlyMap<string, KubeObject>>()
-  for (const [index, child] of pipeline.children.entries()) {
-    const store = caches.children[index]?.store
+  for (const child of controller.children) {
+    const type = gvkKey(child.info.apiVersion, child.info.kind)
+    const store = caches.children.get(type)
     if (store === undefined) throw new NotSyncedError(`no cache for ${child.info.ref.resource}`)
     const claimed = await claimChildren(
       {
-        client: pipeline.client,
+        client,
         parent,
-        parentRef: pipeline.parent.ref,
-        parentApiVersion: pipeline.parent.apiVersion,
-        parentKind: pipeline.parent.kind,
+        parentRef: controller.parent.ref,
+        parentApiVersion: controller.parent.apiVersion,
+        parentKind: controller.parent.kind,
         matches: selector.matches,
         signal,
       },
       child.info.ref,
       claimCandidates(store, parent, equalityTerms(selector.spec))
     )
-    observed.set(
-      gvkKey(child.info.apiVersion, child.info.kind),
-      new Map(claimed.map((o) => [objectKey(o), o]))
-    )
+    observed.set(type, new Map(claimed.map((o) => [objectKey(o), o])))
   }
   return observed
 }
 
 /**
- * Syncs one parent through the composite pipeline and returns the loop's next action.
- *
- * @remarks
- * Every check of the hook's answer runs before the first write ({@link planSync}), so a bad
- * answer changes nothing. Whether children are managed is decided on the parent as it is after
- * a `finalized: true` answer removed the finalizer (as upstream).
+ * The CompositeController {@link SyncStrategy}: every check of the hook's answer runs before the
+ * first write, and whether children are managed is decided on the parent as it is after a
+ * `finalized: true` answer removed the finalizer (as upstream).
  */
-export async function syncCompositeParent(
-  pipeline: CompositePipeline,
-  cached: KubeObject,
-  caches: ControllerCaches,
-  signal: AbortSignal,
-  log: Logger
-): Promise<Action> {
-  const { finalizer } = pipeline
-  const inScope = (p: KubeObject): boolean =>
-    p.metadata.finalizers?.includes(finalizer.finalizer) === true || pipeline.matchesScope(p)
-  if (!inScope(cached)) return Action.awaitChange()
-  const parent = await syncFinalizer(finalizer, cached, pipeline.finalizerEnabled, signal)
-  if (parent === undefined || !inScope(parent)) return Action.awaitChange()
-
-  const selector = compositeSelector(pipeline.spec, parent)
-  const observed = await observeChildren(pipeline, parent, selector, caches, signal)
-  // Related objects before either hook, so finalize sees them too (as upstream).
-  const related = (await pipeline.related?.relatedObjects(parent, signal)) ?? new Map()
-  const choice = chooseHook({
-    syncEnabled: pipeline.hooks.sync !== undefined,
-    finalizeEnabled: pipeline.hooks.finalize !== undefined,
-    deleting: isDeleting(parent),
-    inScope: pipeline.matchesScope(parent),
-  })
-  const hook = choice === 'none' ? undefined : pipeline.hooks[choice]
-  if (hook === undefined) throw new TerminalError('sync hook nil//not defined')
-  const callFor = async (state: KubeObject): Promise<CompositeSyncResponse> => {
-    // A historical parent gets related objects of its own state (the customize cache is shared).
-    const forState =
-      state === parent
-        ? related
-        : ((await pipeline.related?.relatedObjects(state, signal)) ?? new Map())
-    const request: CompositeSyncRequest = {
-      controller: pipeline.controller,
-      parent: state,
-      children: observed,
-      related: forState,
-      finalizing: choice === 'finalize',
-    }
-    return callHook(hook, choice, request, signal, log)
+export function compositeStrategy(
+  controller: CompositeController,
+  writes: CompositeWrites,
+  caches: CompositeCaches
+): SyncStrategy<CompositeObserved, CompositeSyncRequest, CompositeSyncResponse, CompositeAnswer> {
+  const finalizer: FinalizerTarget = {
+    client: writes.client,
+    ref: controller.parent.ref,
+    finalizer: controller.finalizer,
   }
-  // Upstream rolls only while children are managed: a deleting parent without our finalizer
-  // just gets its status.
-  if (
-    usesRollingUpdates(pipeline.children) &&
-    shouldManageChildren(parent, finalizer.finalizer, pipeline.finalizerEnabled)
-  ) {
-    const rollout = await rollOut(pipeline, parent, selector, observed, caches, callFor, signal)
-    const { response } = rollout
-    return applyCompositeAnswer(
-      pipeline,
-      parent,
-      observed,
-      selector,
-      response,
-      signal,
-      log,
-      rollout
-    )
+  return {
+    finalizer,
+    finalizerEnabled: controller.finalizerEnabled,
+    hooks: controller.hooks,
+    events: writes.events,
+    matchesScope: controller.matchesScope,
+    withoutHook: () => {
+      // A controller without a sync hook has nothing to do for a parent that is not finalizing.
+      throw new TerminalError('the CompositeController has no sync hook: set spec.hooks.sync')
+    },
+    observe: async (parent, signal) => {
+      const selector = compositeSelector(controller.spec, parent)
+      const children = await observeChildren(
+        controller,
+        writes.client,
+        parent,
+        selector,
+        caches,
+        signal
+      )
+      // Related objects before either hook, so finalize sees them too (as upstream).
+      const related = (await controller.related?.relatedObjects(parent, signal)) ?? new Map()
+      return { selector, children, related }
+    },
+    ask: (parent, observed, hook, call, signal) =>
+      askComposite(controller, writes, caches, { parent, observed, hook, call, signal }),
+    plan: (parent, observed, answer) =>
+      planSync(
+        parent,
+        observed.children,
+        answer.response.children,
+        compositeSyncRules(controller.children, observed.selector)
+      ),
+    apply: (outcome, signal, log) => applyComposite(controller, writes, outcome, signal, log),
   }
-  const response = await callFor(parent)
-  return applyCompositeAnswer(pipeline, parent, observed, selector, response, signal, log)
 }
 
-/** The rollout step of the composite pipeline: every revision's hook call and the plan. */
-async function rollOut(
-  pipeline: CompositePipeline,
-  parent: KubeObject,
-  selector: ParentSelector,
-  observed: ObjectsByType,
-  caches: ControllerCaches,
-  callFor: (state: KubeObject) => Promise<CompositeSyncResponse>,
-  signal: AbortSignal
-): Promise<RolloutOutcome> {
-  // The revision cache is the last child source (see compositeChildSources).
-  const revisions = caches.children[pipeline.children.length]?.store
-  if (revisions === undefined) throw new NotSyncedError('no cache for controllerrevisions')
-  return syncRollout(
+/** One composite hook question: the parent, what was observed, and how to call the hook. */
+interface CompositeQuestion {
+  readonly parent: KubeObject
+  readonly observed: CompositeObserved
+  readonly hook: 'sync' | 'finalize'
+  readonly call: HookCall<CompositeSyncRequest, CompositeSyncResponse>
+  readonly signal: AbortSignal
+}
+
+/**
+ * Asks the hook: once for the parent, or, when a child rule rolls and children are managed, once
+ * per revision through the rollout step (upstream rolls only while children are managed: a
+ * deleting parent without our finalizer just gets its status).
+ */
+async function askComposite(
+  controller: CompositeController,
+  writes: CompositeWrites,
+  caches: CompositeCaches,
+  question: CompositeQuestion
+): Promise<CompositeAnswer> {
+  const { parent, observed, signal } = question
+  const callFor = async (state: KubeObject): Promise<CompositeSyncResponse> => {
+    // A historical parent gets related objects of its own state (the customize cache is shared).
+    const related =
+      state === parent
+        ? observed.related
+        : ((await controller.related?.relatedObjects(state, signal)) ?? new Map())
+    return question.call({
+      controller: controller.object,
+      parent: state,
+      children: observed.children,
+      related,
+      finalizing: question.hook === 'finalize',
+    })
+  }
+  const rolls =
+    usesRollingUpdates(controller.children) &&
+    shouldManageChildren(parent, controller.finalizer, controller.finalizerEnabled)
+  if (!rolls) return { response: await callFor(parent) }
+  if (caches.revisions === undefined) throw new NotSyncedError('no cache for controllerrevisions')
+  const rollout = await syncRollout(
     {
-      client: pipeline.client,
-      parentInfo: pipeline.parent,
-      revisions,
-      settings: revisionSettings(pipeline, parent, selector),
-      matchesSelector: selector.matches,
-      childRules: compositeSyncRules(pipeline.children, selector),
-      rolloutRules: rolloutRules(pipeline.children),
-      isUpToDate: upToDateTest(pipeline.applier ?? dynamicApplier),
+      client: writes.client,
+      parentInfo: controller.parent,
+      revisions: caches.revisions,
+      settings: revisionSettings(controller, writes, parent, observed.selector),
+      matchesSelector: observed.selector.matches,
+      childRules: compositeSyncRules(controller.children, observed.selector),
+      rolloutRules: rolloutRules(controller.children),
+      isUpToDate: upToDateTest(writes.applier ?? dynamicApplier),
       signal,
     },
     parent,
-    observed,
+    observed.children,
     callFor
   )
+  return { response: rollout.response, rollout }
+}
+
+/**
+ * The writing half: the rollout's revisions, the finalizer removal when the hook says
+ * `finalized`, the children, then the status (also when managing the children failed).
+ */
+async function applyComposite(
+  controller: CompositeController,
+  writes: CompositeWrites,
+  outcome: SyncOutcome<CompositeObserved, CompositeAnswer>,
+  signal: AbortSignal,
+  log: Logger
+): Promise<boolean> {
+  const { parent, answer, plan } = outcome
+  const { response, rollout } = answer
+  // Revisions record which child belongs to which parent state: written before any child moves.
+  if (rollout !== undefined) await recordRollout(writes, parent, rollout, signal, log)
+  let current: KubeObject = parent
+  if (response.finalized) {
+    const finalizer = {
+      client: writes.client,
+      ref: controller.parent.ref,
+      finalizer: controller.finalizer,
+    }
+    const updated = await setFinalizer(finalizer, parent, false, signal)
+    if (updated === undefined) return false
+    current = updated
+  }
+  let manageError: Error | undefined
+  if (shouldManageChildren(current, controller.finalizer, controller.finalizerEnabled)) {
+    try {
+      await manageComposite(controller, writes, outcome.observed, plan, signal, log)
+    } catch (error) {
+      manageError = error instanceof Error ? error : new Error(String(error))
+    }
+  }
+  await writeCompositeStatus(
+    {
+      client: writes.client,
+      ref: controller.parent.ref,
+      hasStatusSubresource: controller.parent.subresources.includes('status'),
+    },
+    current,
+    compositeStatus(current, response.status),
+    signal
+  )
+  if (manageError !== undefined) throw manageError
+  return true
+}
+
+async function manageComposite(
+  controller: CompositeController,
+  writes: CompositeWrites,
+  observed: CompositeObserved,
+  plan: SyncPlan,
+  signal: AbortSignal,
+  log: Logger
+): Promise<void> {
+  const done = await manageChildren(plan.children, {
+    client: writes.client,
+    types: compositeSyncRules(controller.children, observed.selector).types,
+    ...(writes.applier === undefined ? {} : { applier: writes.applier }),
+    signal,
+    log,
+  })
+  if (done.created.length + done.updated.length + done.deleted.length > 0)
+    log.info('children changed', { ...done })
+}
+
+/** Syncs one parent through the pipeline with the composite strategy. */
+export function syncCompositeParent(
+  controller: CompositeController,
+  writes: CompositeWrites,
+  caches: CompositeCaches,
+  cached: KubeObject,
+  signal: AbortSignal,
+  log: Logger
+): Promise<Action> {
+  return runSync(compositeStrategy(controller, writes, caches), cached, signal, log)
 }
 
 function revisionSettings(
-  pipeline: CompositePipeline,
+  controller: CompositeController,
+  writes: CompositeWrites,
   parent: KubeObject,
   selector: ParentSelector
 ): RevisionSettings {
-  const parentGroup = pipeline.parent.ref.group
-  const parentResource = pipeline.parent.ref.resource
+  const { spec } = controller
+  const parentGroup = controller.parent.ref.group
+  const parentResource = controller.parent.ref.resource
   return {
     parentResource,
     parentGroup,
-    fieldPaths: pipeline.spec.parentResource.revisionFieldPaths,
-    namespace: revisionNamespace(parent, pipeline.revisionNamespace),
+    fieldPaths: spec.parentResource.revisionFieldPaths,
+    namespace: revisionNamespace(parent, writes.revisionNamespace),
     labels: revisionLabels(parent, {
       selectorLabels: selector.spec.matchLabels ?? {},
-      useTemplate: !pipeline.spec.generateSelector,
+      useTemplate: !spec.generateSelector,
       parentGroup,
       parentResource,
     }),
@@ -284,75 +394,19 @@ function revisionSettings(
 }
 
 /**
- * The writing half of the pipeline: plans first (every check), then removes the finalizer when
- * the hook says `finalized`, manages the children and writes the status.
- */
-async function applyCompositeAnswer(
-  pipeline: CompositePipeline,
-  parent: KubeObject,
-  observed: ObjectsByType,
-  selector: ParentSelector,
-  response: CompositeSyncResponse,
-  signal: AbortSignal,
-  log: Logger,
-  rollout?: RolloutOutcome
-): Promise<Action> {
-  const { finalizer } = pipeline
-  const rules = compositeSyncRules(pipeline.children, selector)
-  const plan = planSync(parent, observed, response.children, rules)
-  // The response passed every check: the events it asks for are recorded, whatever the writes do.
-  recordHookEvents(pipeline.events, parent, response.events)
-  // Revisions record which child belongs to which parent state: written before any child moves.
-  if (rollout !== undefined) await recordRollout(pipeline, parent, rollout, signal, log)
-  let current: KubeObject = parent
-  if (response.finalized) {
-    const updated = await setFinalizer(finalizer, parent, false, signal)
-    if (updated === undefined) return Action.awaitChange()
-    current = updated
-  }
-  let manageError: Error | undefined
-  if (shouldManageChildren(current, finalizer.finalizer, pipeline.finalizerEnabled)) {
-    try {
-      const done = await manageChildren(plan.children, {
-        client: pipeline.client,
-        types: rules.types,
-        ...(pipeline.applier === undefined ? {} : { applier: pipeline.applier }),
-        signal,
-      })
-      if (done.created.length + done.updated.length + done.deleted.length > 0)
-        log.info('children changed', { ...done })
-    } catch (error) {
-      manageError = error instanceof Error ? error : new Error(String(error))
-    }
-  }
-  await writeCompositeStatus(
-    {
-      client: pipeline.client,
-      ref: pipeline.parent.ref,
-      hasStatusSubresource: pipeline.parent.subresources.includes('status'),
-    },
-    current,
-    compositeStatus(current, response.status),
-    signal
-  )
-  if (manageError !== undefined) throw manageError
-  return response.resyncAfterMs > 0 ? Action.requeue(response.resyncAfterMs) : Action.awaitChange()
-}
-
-/**
  * Writes the rollout's ControllerRevisions and reports a pause on a failing status check with a
  * Warning event (the other waits, such as a recreated child not yet back, are normal progress).
  */
 async function recordRollout(
-  pipeline: CompositePipeline,
+  writes: CompositeWrites,
   parent: KubeObject,
   rollout: RolloutOutcome,
   signal: AbortSignal,
   log: Logger
 ): Promise<void> {
-  await writeRevisions(pipeline.client, rollout.writes, signal)
+  await writeRevisions(writes.client, rollout.writes, signal)
   const { moved, waiting } = rollout.plan
   if (moved !== undefined) log.info('rollout moves a child', { kind: moved.kind, name: moved.name })
   if (waiting?.reason === 'status-check')
-    pipeline.events.record(parent, 'Warning', 'RolloutWaiting', waiting.message)
+    writes.events.record(parent, 'Warning', 'RolloutWaiting', waiting.message)
 }

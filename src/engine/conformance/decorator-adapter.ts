@@ -94,9 +94,10 @@ export function decoratorAdapter(): KindAdapter {
     kind: (build) => {
       const matches = compileLabelSelector(build.subjectSelector)
       return decoratorKind({
-        pipeline: {
+        writes: { client: build.client },
+        controller: {
           name: NAME,
-          controller: {
+          object: {
             apiVersion: 'metacontroller.k8s.io/v1alpha1',
             kind: 'DecoratorController',
             metadata: { name: NAME },
@@ -108,7 +109,6 @@ export function decoratorAdapter(): KindAdapter {
           },
           finalizer: decoratorFinalizer(NAME),
           finalizerEnabled: build.finalize !== undefined,
-          client: build.client,
           attachments: {
             types: new Map([
               [ATTACHMENT_TYPE, { ref: ATTACHMENT.ref, updateMethod: build.updateMethod }],
@@ -119,7 +119,6 @@ export function decoratorAdapter(): KindAdapter {
             injectAnnotations: { [DECORATOR_CONTROLLER_ANNOTATION]: NAME },
             matchesSelector: () => true,
           },
-          attachmentTypes: [ATTACHMENT_TYPE],
         },
         rules: [
           {

@@ -8,37 +8,22 @@
 import type { KubeObject } from '../../core/kube-object.js'
 import { keyOf, objectKey } from '../../core/object-key.js'
 import { controllerRefOf, groupOf } from '../../core/owner-references.js'
-import type {
-  CustomizeRequest,
-  CustomizeResponse,
-  DecoratorSyncRequest,
-  DecoratorSyncResponse,
-  HookFunction,
-} from '../../api/hook-model.js'
 import { DECORATOR_CONTROLLER_ANNOTATION } from '../../api/decorator-controller-spec.js'
 import { Action } from '../../runtime/controller-loop.js'
 import type { Logger } from '../../runtime/logger.js'
 import type { EventSink } from '../events/event-recorder.js'
 import type { ControllerCaches, ControllerKind, WatchSource } from '../loop/parent-controller.js'
-import { isStatusOnlyUpdate } from '../composite/composite-kind.js'
+import { isStatusOnlyUpdate } from '../loop/status-only-update.js'
+import { cachesByRole } from '../loop/caches-by-role.js'
 import { hasFinalizer, setFinalizer } from '../sync/finalizer-step.js'
 import { reportSyncError } from '../sync/report-sync-error.js'
 import { syncDecoratorTarget } from './sync-decorator-target.js'
-import type { DecoratorPipeline, TargetRule } from './sync-decorator-target.js'
-
-/** The hooks of a DecoratorController; absent means not enabled. */
-export interface DecoratorHooks {
-  readonly sync?: HookFunction<DecoratorSyncRequest, DecoratorSyncResponse>
-  readonly finalize?: HookFunction<DecoratorSyncRequest, DecoratorSyncResponse>
-  /** Names the related objects sent to sync and finalize, cached per target UID and generation. */
-  readonly customize?: HookFunction<CustomizeRequest, CustomizeResponse>
-  /** Releases what the hooks hold (pooled connections) when the controller stops. */
-  readonly close?: () => Promise<void>
-}
+import type { DecoratorController, DecoratorWrites, TargetRule } from './sync-decorator-target.js'
 
 /** Everything a decorator controller needs, resolved when it is built. */
 export interface DecoratorKindOptions {
-  readonly pipeline: DecoratorPipeline
+  readonly controller: DecoratorController
+  readonly writes: DecoratorWrites
   /** The resource rules, one per group and kind (a later rule replaces an earlier one). */
   readonly rules: readonly TargetRule[]
   readonly resyncPeriodMs: number | undefined
@@ -61,26 +46,35 @@ function splitKey(key: string): { rule: number; key: string } | undefined {
   return colon < 1 || !Number.isInteger(rule) ? undefined : { rule, key: key.slice(colon + 1) }
 }
 
-/** Builds a DecoratorController's {@link ControllerKind}. */
-export function decoratorKind(options: DecoratorKindOptions): ControllerKind {
-  const { pipeline, rules } = options
-  // Rules are found by group and kind: the version of a target or an owner reference is ignored.
+/**
+ * Finds the index of the resource rule of an apiVersion and kind. Rules are found by group and
+ * kind: the version of a target or an owner reference is ignored.
+ */
+function ruleFinder(
+  rules: readonly TargetRule[]
+): (apiVersion: string, kind: string) => number | undefined {
   const ruleIndex = new Map(
     rules.map((rule, index) => [`${rule.info.ref.group}/${rule.info.kind}`, index])
   )
-  const ruleOf = (apiVersion: string, kind: string): number | undefined =>
-    ruleIndex.get(`${groupOf(apiVersion)}/${kind}`)
+  return (apiVersion, kind) => ruleIndex.get(`${groupOf(apiVersion)}/${kind}`)
+}
+
+/** Builds a DecoratorController's {@link ControllerKind}. */
+export function decoratorKind(options: DecoratorKindOptions): ControllerKind {
+  const { controller, writes, rules } = options
+  const sources = childSources(controller)
+  const ruleOf = ruleFinder(rules)
   const isInScope = (rule: TargetRule, target: KubeObject): boolean =>
-    hasFinalizer(target, pipeline.finalizer) || rule.matches(target)
+    hasFinalizer(target, controller.finalizer) || rule.matches(target)
   const targetsOf = (caches: ControllerCaches, index: number) => caches.parents[index]?.store
   // Set once the DecoratorController is deleted. The loop stops its workers before `release`;
   // this guards against any sync that would still run and put a finalizer straight back.
   let released = false
 
   return {
-    name: `DecoratorController-${pipeline.name}`,
+    name: `DecoratorController-${controller.name}`,
     parentSources: rules.map((rule) => ({ ref: rule.info.ref })),
-    childSources: childSources(pipeline),
+    childSources: sources,
     resyncPeriodMs: options.resyncPeriodMs,
 
     parentKeys(target, old) {
@@ -92,7 +86,12 @@ export function decoratorKind(options: DecoratorKindOptions): ControllerKind {
       return [targetKey(index, target)]
     },
 
-    childKeys: decoratorChildKeys(pipeline.name, rules, ruleOf),
+    childKeys: decoratorChildKeys(controller.name, rules, ruleOf),
+
+    parentOf(key, caches) {
+      const parts = splitKey(key)
+      return parts === undefined ? undefined : targetsOf(caches, parts.rule)?.get(parts.key)
+    },
 
     allParentKeys(caches) {
       return rules.flatMap((rule, index) =>
@@ -123,7 +122,7 @@ export function decoratorKind(options: DecoratorKindOptions): ControllerKind {
     // deleting a target then hangs forever (#1062); here the deletion releases them.
     async release(caches, signal) {
       released = true
-      await releaseTargets(pipeline, rules, caches, signal)
+      await releaseTargets(controller, writes, rules, caches, signal)
     },
 
     async sync(key, context, caches) {
@@ -134,7 +133,15 @@ export function decoratorKind(options: DecoratorKindOptions): ControllerKind {
       if (rule === undefined || cached === undefined) return Action.awaitChange()
       const log = options.log.child({ parent: `${cached.kind} ${objectKey(cached)}` })
       return reportSyncError(cached, options.events, log, () =>
-        syncDecoratorTarget(pipeline, rule, cached, caches, context.signal, log)
+        syncDecoratorTarget(
+          controller,
+          writes,
+          rule,
+          cachesByRole(sources, caches.children),
+          cached,
+          context.signal,
+          log
+        )
       )
     },
   }
@@ -165,25 +172,22 @@ function decoratorChildKeys(
 
 /** Removes this controller's finalizer from every cached target that carries it. */
 async function releaseTargets(
-  pipeline: DecoratorPipeline,
+  controller: DecoratorController,
+  writes: DecoratorWrites,
   rules: readonly TargetRule[],
   caches: ControllerCaches,
   signal: AbortSignal
 ): Promise<void> {
   for (const [index, rule] of rules.entries()) {
-    const target = { client: pipeline.client, ref: rule.info.ref, finalizer: pipeline.finalizer }
+    const target = { client: writes.client, ref: rule.info.ref, finalizer: controller.finalizer }
     for (const object of caches.parents[index]?.store.list() ?? []) {
-      if (hasFinalizer(object, pipeline.finalizer))
+      if (hasFinalizer(object, controller.finalizer))
         await setFinalizer(target, object, false, signal)
     }
   }
 }
 
-/** One watched source per attachment rule, in the order `observeAttachments` reads them. */
-function childSources(pipeline: DecoratorPipeline): WatchSource[] {
-  return pipeline.attachmentTypes.map((type) => {
-    const childType = pipeline.attachments.types.get(type)
-    if (childType === undefined) throw new Error(`attachment type ${type} has no rule`)
-    return { ref: childType.ref }
-  })
+/** One watched source per attachment rule, each named by the GVK key of its rule. */
+function childSources(controller: DecoratorController): (WatchSource & { role: string })[] {
+  return [...controller.attachments.types].map(([role, type]) => ({ role, ref: type.ref }))
 }

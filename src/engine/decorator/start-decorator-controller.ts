@@ -17,7 +17,7 @@ import type { HostedController } from '../loop/start-hosted-controller.js'
 import { attachmentRules } from './attachment-rules.js'
 import type { AttachmentType } from './attachment-rules.js'
 import { decoratorKind } from './decorator-kind.js'
-import type { DecoratorPipeline, TargetRule } from './sync-decorator-target.js'
+import type { DecoratorController, TargetRule } from './sync-decorator-target.js'
 
 /** Compiles a resource rule's label and annotation selectors into one target matcher. */
 function targetMatcher(rule: DecoratorResourceRule, index: number): (t: KubeObject) => boolean {
@@ -94,21 +94,18 @@ export async function startDecoratorController(
 ): Promise<HostedController> {
   const rules = await resolveTargetRules(context, definition)
   const attachments = await resolveAttachments(context, definition)
-  const pipeline: DecoratorPipeline = {
+  const controller: DecoratorController = {
     name: definition.name,
-    controller: definition.controller,
+    object: definition.controller,
     hooks: definition.hooks,
     finalizer: decoratorFinalizer(definition.name),
     finalizerEnabled: definition.finalizerEnabled,
-    client: context.client,
-    applier: context.applier,
     attachments: attachmentRules(definition.name, attachments),
-    attachmentTypes: attachments.map((a) => a.type),
-    events: context.events,
   }
   const spec = definition.spec
   const kind = decoratorKind({
-    pipeline,
+    controller,
+    writes: { client: context.client, applier: context.applier, events: context.events },
     rules,
     // Resyncs longer than the cache flush interval fall back to it, as upstream.
     resyncPeriodMs: Math.min(spec.resyncPeriodMs ?? Infinity, context.cacheFlushIntervalMs),

@@ -3,7 +3,13 @@ import { describe, it } from 'node:test'
 import { DECORATOR_CONTROLLER_ANNOTATION } from '../../api/decorator-controller-spec.js'
 import type { KubeObject } from '../../core/kube-object.js'
 import { ObjectStore } from '../../runtime/object-store.js'
-import { observeAttachments } from './sync-decorator-target.js'
+import type { DecoratorSyncResponse } from '../../api/hook-model.js'
+import { FakeCluster } from '../../in-memory/fake-cluster.js'
+import { fakeResourceInfo } from '../../in-memory/fake-resources.js'
+import { silentLogger } from '../../runtime/logger.js'
+import { attachmentRules } from './attachment-rules.js'
+import { observeAttachments, syncDecoratorTarget } from './sync-decorator-target.js'
+import type { DecoratorController } from './sync-decorator-target.js'
 
 const TYPE = 'ConfigMap.v1'
 
@@ -54,12 +60,13 @@ function namespaceWith(unrelated: number): ObjectStore {
 }
 
 describe('observeAttachments', () => {
-  const pipeline = { name: 'deco', attachmentTypes: [TYPE] }
-
   it("lists the target's attachments of this decorator only", () => {
-    const observed = observeAttachments(pipeline, target('t0'), {
-      children: [{ store: namespaceWith(10) }],
-    })
+    const observed = observeAttachments(
+      'deco',
+      [TYPE],
+      target('t0'),
+      new Map([[TYPE, namespaceWith(10)]])
+    )
     assert.deepEqual([...(observed.get(TYPE)?.keys() ?? [])], ['ns/mine-1', 'ns/mine-2'])
   })
 
@@ -67,11 +74,110 @@ describe('observeAttachments', () => {
     // A complexity check, not a timing: the attachments come from the controller-UID index.
     const visitsWith = (unrelated: number): number => {
       const store = namespaceWith(unrelated)
-      observeAttachments(pipeline, target('t0'), { children: [{ store }] })
+      observeAttachments('deco', [TYPE], target('t0'), new Map([[TYPE, store]]))
       return store.visits
     }
     const small = visitsWith(100)
     assert.equal(small, 3, "the target's three controlled objects")
     assert.equal(visitsWith(10_000), small)
+  })
+})
+
+const DEPLOYMENTS = fakeResourceInfo({
+  group: 'apps',
+  version: 'v1',
+  resource: 'deployments',
+  kind: 'Deployment',
+  namespaced: true,
+  subresources: ['status'],
+})
+const CONFIGMAPS = fakeResourceInfo({
+  group: '',
+  version: 'v1',
+  resource: 'configmaps',
+  kind: 'ConfigMap',
+  namespaced: true,
+})
+
+/** A decorator over a fake cluster whose hooks answer with `answer`. */
+function decorator(
+  hooks: { sync?: boolean; finalize?: boolean },
+  answer: Partial<DecoratorSyncResponse>
+) {
+  const client = new FakeCluster()
+  const calls: string[] = []
+  const hook = (name: string) => () => {
+    calls.push(name)
+    return Promise.resolve({
+      labels: {},
+      annotations: {},
+      status: null,
+      attachments: [],
+      resyncAfterMs: 0,
+      finalized: false,
+      ...answer,
+    })
+  }
+  const controller: DecoratorController = {
+    name: 'deco',
+    object: {
+      apiVersion: 'metacontroller.k8s.io/v1alpha1',
+      kind: 'DecoratorController',
+      metadata: { name: 'deco' },
+    },
+    hooks: {
+      ...(hooks.sync === true ? { sync: hook('sync') } : {}),
+      ...(hooks.finalize === true ? { finalize: hook('finalize') } : {}),
+    },
+    finalizer: 'metacontroller.io/decoratorcontroller-deco',
+    finalizerEnabled: hooks.finalize === true,
+    attachments: attachmentRules('deco', [
+      { type: TYPE, ref: CONFIGMAPS.ref, updateMethod: 'InPlace' },
+    ]),
+  }
+  const rule = {
+    info: DEPLOYMENTS,
+    matches: () => true,
+    ignoreStatusChanges: false,
+    related: undefined,
+  }
+  const sync = (cached: KubeObject) =>
+    syncDecoratorTarget(
+      controller,
+      { client },
+      rule,
+      new Map([[TYPE, new ObjectStore()]]),
+      cached,
+      AbortSignal.timeout(5000),
+      silentLogger
+    )
+  return { client, calls, sync }
+}
+
+describe('syncDecoratorTarget', () => {
+  it("writes the answer's labels on the target and creates its attachments, marked", async () => {
+    const { client, sync } = decorator(
+      { sync: true },
+      {
+        labels: { decorated: 'yes' },
+        attachments: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'extra' } }],
+      }
+    )
+    const created = await client.create(DEPLOYMENTS.ref, target('d1'))
+    await sync(created)
+    assert.equal(client.peek(DEPLOYMENTS.ref, 'd1', 'ns')?.metadata.labels?.['decorated'], 'yes')
+    const attachment = client.peek(CONFIGMAPS.ref, 'extra', 'ns')
+    assert.equal(attachment?.metadata.annotations?.[DECORATOR_CONTROLLER_ANNOTATION], 'deco')
+  })
+
+  it('leaves a target alone when the decorator only has a finalize hook and the target stays', async () => {
+    const { client, calls, sync } = decorator({ finalize: true }, { labels: { decorated: 'yes' } })
+    const created = await client.create(DEPLOYMENTS.ref, target('d1'))
+    await sync(created)
+    assert.deepEqual(calls, [])
+    assert.equal(
+      client.peek(DEPLOYMENTS.ref, 'd1', 'ns')?.metadata.labels?.['decorated'],
+      undefined
+    )
   })
 })

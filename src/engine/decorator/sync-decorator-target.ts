@@ -1,43 +1,35 @@
 /**
- * The DecoratorController pipeline for one target (spec §3.14), composed from the shared sync
- * steps: finalizer → attachments → related objects → hook → plan → target metadata →
- * attachments.
+ * The DecoratorController strategy of the sync pipeline ({@link runSync}, spec §3.14): observes
+ * the target's attachments, asks the hook with the related objects, and applies the answer: the
+ * target's labels, annotations, status and finalizer, then the attachments.
  *
  * @module
  */
 import type { KubeObject } from '../../core/kube-object.js'
 import { objectKey } from '../../core/object-key.js'
-import { isDeleting } from '../../core/owner-references.js'
+import type { SyncHooks } from '../../api/controller-hooks.js'
 import type {
   DecoratorSyncRequest,
   DecoratorSyncResponse,
-  HookFunction,
   ObjectsByType,
 } from '../../api/hook-model.js'
 import type { ObjectClient } from '../../kube/object-client.js'
 import type { ResourceInfo } from '../../kube/resource-map.js'
 import { Action } from '../../runtime/controller-loop.js'
 import type { Logger } from '../../runtime/logger.js'
+import type { ObjectReader } from '../../runtime/object-store.js'
 import { NotSyncedError } from '../../runtime/reconcile-errors.js'
 import type { ChildApplier } from '../children/child-applier.js'
 import { manageChildren } from '../children/manage-children.js'
 import type { RelatedObjectsManager } from '../customize/related-objects-manager.js'
-import type { ControllerCaches } from '../loop/parent-controller.js'
-import { callHook } from '../sync/call-hook.js'
 import type { EventSink } from '../events/event-recorder.js'
-import { recordHookEvents } from '../sync/record-hook-events.js'
-import { chooseHook } from '../sync/choose-hook.js'
-import { hasFinalizer, shouldManageChildren, syncFinalizer } from '../sync/finalizer-step.js'
+import { shouldManageChildren } from '../sync/finalizer-step.js'
 import { planSync } from '../sync/plan-sync.js'
 import type { SyncRules } from '../sync/plan-sync.js'
+import { runSync } from '../sync/run-sync.js'
+import type { SyncAnswer, SyncOutcome, SyncStrategy } from '../sync/run-sync.js'
 import { isAttachmentOf } from './attachment-rules.js'
 import { decorateTarget, writeDecoratedTarget } from './decorate-target.js'
-
-/** The sync and finalize hooks of a decorator pipeline; absent means not enabled. */
-export interface DecoratorSyncHooks {
-  readonly sync?: HookFunction<DecoratorSyncRequest, DecoratorSyncResponse>
-  readonly finalize?: HookFunction<DecoratorSyncRequest, DecoratorSyncResponse>
-}
 
 /** One resource rule of a DecoratorController, resolved and compiled. */
 export interface TargetRule {
@@ -49,25 +41,30 @@ export interface TargetRule {
   readonly related: RelatedObjectsManager | undefined
 }
 
-/** Everything the decorator pipeline needs, fixed when the hosted controller is built. */
-export interface DecoratorPipeline {
+/** The DecoratorController a strategy syncs for. */
+export interface DecoratorController {
   /** The DecoratorController's name, which marks its attachments. */
   readonly name: string
   /** The DecoratorController object sent to hooks as `controller`. */
-  readonly controller: KubeObject
-  readonly hooks: DecoratorSyncHooks
+  readonly object: KubeObject
+  readonly hooks: SyncHooks<DecoratorSyncRequest, DecoratorSyncResponse>
   readonly finalizer: string
   readonly finalizerEnabled: boolean
+  /** The attachment rules: GVK keys, scopes and update methods. */
+  readonly attachments: SyncRules
+}
+
+/** Where and how a decorator sync writes. */
+export interface DecoratorWrites {
   readonly client: ObjectClient
   /** How desired attachments are written; the dynamic apply when absent. */
   readonly applier?: ChildApplier
-  /** The attachment rules: GVK keys, scopes and update methods, in child-source order. */
-  readonly attachments: SyncRules
-  /** GVK keys of the attachment rules, in child-source order. */
-  readonly attachmentTypes: readonly string[]
   /** Where hook-emitted events go; absent drops them. */
   readonly events?: EventSink
 }
+
+/** The attachment caches of a decorator sync, by the GVK key of their rule. */
+export type AttachmentCaches = ReadonlyMap<string, ObjectReader>
 
 /**
  * Lists the target's attachments of every rule: objects it controls that carry this
@@ -75,100 +72,108 @@ export interface DecoratorPipeline {
  * cluster-scoped target). A decorator never adopts or releases.
  */
 export function observeAttachments(
-  pipeline: Pick<DecoratorPipeline, 'name' | 'attachmentTypes'>,
+  name: string,
+  types: Iterable<string>,
   target: KubeObject,
-  caches: { readonly children: readonly Pick<ControllerCaches['children'][number], 'store'>[] }
+  caches: AttachmentCaches
 ): ObjectsByType {
   const observed = new Map<string, ReadonlyMap<string, KubeObject>>()
   const uid = target.metadata.uid ?? ''
-  for (const [index, type] of pipeline.attachmentTypes.entries()) {
-    const store = caches.children[index]?.store
+  for (const type of types) {
+    const store = caches.get(type)
     if (store === undefined) throw new NotSyncedError(`no cache for attachments ${type}`)
-    const owned = store
-      .listByControllerUid(uid)
-      .filter((o) => isAttachmentOf(o, target, pipeline.name))
+    const owned = store.listByControllerUid(uid).filter((o) => isAttachmentOf(o, target, name))
     observed.set(type, new Map(owned.map((o) => [objectKey(o), o])))
   }
   return observed
 }
 
 /**
- * Syncs one target through the decorator pipeline and returns the loop's next action.
- *
- * @remarks
- * A decorator with only a finalize hook does nothing for targets that are not being finalized
- * (upstream #948 crashes there). Every check of the answer runs before the first write.
+ * The DecoratorController {@link SyncStrategy} for targets of one resource rule. A decorator
+ * with only a finalize hook does nothing for targets that are not being finalized (upstream #948
+ * crashes there).
  */
-export async function syncDecoratorTarget(
-  pipeline: DecoratorPipeline,
+export function decoratorStrategy(
+  controller: DecoratorController,
+  writes: DecoratorWrites,
   rule: TargetRule,
-  cached: KubeObject,
-  caches: ControllerCaches,
-  signal: AbortSignal,
-  log: Logger
-): Promise<Action> {
-  const inScope = (t: KubeObject): boolean => hasFinalizer(t, pipeline.finalizer) || rule.matches(t)
-  if (!inScope(cached)) return Action.awaitChange()
-  const finalizerTarget = {
-    client: pipeline.client,
-    ref: rule.info.ref,
-    finalizer: pipeline.finalizer,
+  caches: AttachmentCaches
+): SyncStrategy<
+  ObjectsByType,
+  DecoratorSyncRequest,
+  DecoratorSyncResponse,
+  SyncAnswer<DecoratorSyncResponse>
+> {
+  return {
+    finalizer: { client: writes.client, ref: rule.info.ref, finalizer: controller.finalizer },
+    finalizerEnabled: controller.finalizerEnabled,
+    hooks: controller.hooks,
+    events: writes.events,
+    matchesScope: rule.matches,
+    withoutHook: () => Action.awaitChange(),
+    observe: (target) =>
+      Promise.resolve(
+        observeAttachments(controller.name, controller.attachments.types.keys(), target, caches)
+      ),
+    ask: async (target, attachments, hook, call, signal) => ({
+      response: await call({
+        controller: controller.object,
+        object: target,
+        attachments,
+        related: (await rule.related?.relatedObjects(target, signal)) ?? new Map(),
+        finalizing: hook === 'finalize',
+      }),
+    }),
+    plan: (target, attachments, { response }) =>
+      planSync(target, attachments, response.attachments, controller.attachments),
+    apply: (outcome, signal, log) => applyDecorator(controller, writes, rule, outcome, signal, log),
   }
-  const target = await syncFinalizer(finalizerTarget, cached, pipeline.finalizerEnabled, signal)
-  if (target === undefined || !inScope(target)) return Action.awaitChange()
-  const choice = chooseHook({
-    syncEnabled: pipeline.hooks.sync !== undefined,
-    finalizeEnabled: pipeline.hooks.finalize !== undefined,
-    deleting: isDeleting(target),
-    inScope: rule.matches(target),
-  })
-  const hook = choice === 'none' ? undefined : pipeline.hooks[choice]
-  if (hook === undefined) return Action.awaitChange()
-  const attachments = observeAttachments(pipeline, target, caches)
-  const request: DecoratorSyncRequest = {
-    controller: pipeline.controller,
-    object: target,
-    attachments,
-    related: (await rule.related?.relatedObjects(target, signal)) ?? new Map(),
-    finalizing: choice === 'finalize',
-  }
-  const response = await callHook(hook, choice, request, signal, log)
-  return applyDecoratorAnswer(pipeline, rule, target, attachments, response, signal, log)
 }
 
-/** The writing half: plan (every check), target metadata, then the attachments. */
-async function applyDecoratorAnswer(
-  pipeline: DecoratorPipeline,
+/** The writing half: the target's metadata and status, then the attachments. */
+async function applyDecorator(
+  controller: DecoratorController,
+  writes: DecoratorWrites,
   rule: TargetRule,
-  target: KubeObject,
-  attachments: ObjectsByType,
-  response: DecoratorSyncResponse,
+  outcome: SyncOutcome<ObjectsByType, SyncAnswer<DecoratorSyncResponse>>,
   signal: AbortSignal,
   log: Logger
-): Promise<Action> {
-  const plan = planSync(target, attachments, response.attachments, pipeline.attachments)
-  // The response passed every check: the events it asks for are recorded, whatever the writes do.
-  recordHookEvents(pipeline.events, target, response.events)
+): Promise<boolean> {
+  const { parent: target, answer, plan } = outcome
   const written = await writeDecoratedTarget(
     {
-      client: pipeline.client,
+      client: writes.client,
       ref: rule.info.ref,
       hasStatusSubresource: rule.info.subresources.includes('status'),
     },
-    decorateTarget(target, response, pipeline.finalizer),
+    decorateTarget(target, answer.response, controller.finalizer),
     signal
   )
   // Gone or changed meanwhile: its next event syncs it again, with attachments untouched.
-  if (written === undefined) return Action.awaitChange()
-  if (shouldManageChildren(written, pipeline.finalizer, pipeline.finalizerEnabled)) {
+  if (written === undefined) return false
+  if (shouldManageChildren(written, controller.finalizer, controller.finalizerEnabled)) {
     const done = await manageChildren(plan.children, {
-      client: pipeline.client,
-      types: pipeline.attachments.types,
-      ...(pipeline.applier === undefined ? {} : { applier: pipeline.applier }),
+      client: writes.client,
+      types: controller.attachments.types,
+      ...(writes.applier === undefined ? {} : { applier: writes.applier }),
       signal,
+      log,
     })
     if (done.created.length + done.updated.length + done.deleted.length > 0)
       log.info('attachments changed', { ...done })
   }
-  return response.resyncAfterMs > 0 ? Action.requeue(response.resyncAfterMs) : Action.awaitChange()
+  return true
+}
+
+/** Syncs one target through the pipeline with the decorator strategy. */
+export function syncDecoratorTarget(
+  controller: DecoratorController,
+  writes: DecoratorWrites,
+  rule: TargetRule,
+  caches: AttachmentCaches,
+  cached: KubeObject,
+  signal: AbortSignal,
+  log: Logger
+): Promise<Action> {
+  return runSync(decoratorStrategy(controller, writes, rule, caches), cached, signal, log)
 }

@@ -72,7 +72,16 @@ class RecordingLogger implements Logger {
   error(message: string, fields?: LogFields): void {
     this.lines.push({ level: 'error', message, fields })
   }
+  v(level: number, message: string, fields?: LogFields): void {
+    this.lines.push({ level: `v${level}`, message, fields })
+  }
+  enabled(): boolean {
+    return true
+  }
   child(): Logger {
+    return this
+  }
+  named(): Logger {
     return this
   }
 }

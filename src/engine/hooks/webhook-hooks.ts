@@ -7,6 +7,7 @@
 import { Agent } from '../../kube/undici-core.js'
 import type { CompositeControllerSpec } from '../../api/composite-controller-spec.js'
 import type { ControllerHooks, HookSpec, WebhookSpec } from '../../api/controller-spec-fields.js'
+import type { CompositeHooks, DecoratorHooks } from '../../api/controller-hooks.js'
 import type { DecoratorControllerSpec } from '../../api/decorator-controller-spec.js'
 import type {
   CompositeSyncRequest,
@@ -21,8 +22,6 @@ import type {
 import type { DecodedResponse } from '../../api/wire/decode-response.js'
 import { hookCodec } from '../../api/wire/codecs.js'
 import type { Logger } from '../../runtime/logger.js'
-import type { CompositeHooks } from '../composite/composite-kind.js'
-import type { DecoratorHooks } from '../decorator/decorator-kind.js'
 import type { HookMetrics, HookRequestObserver } from '../metrics/hook-metrics.js'
 import { EtagCache, etagCacheKey } from './etag-cache.js'
 import { HookCallLimiter, limitHooks } from './hook-call-limiter.js'

@@ -21,6 +21,8 @@ import { WorkQueue } from '../../runtime/work-queue.js'
 import { watchQueueStall } from '../../runtime/queue-stall-watch.js'
 import type { QueueStallOptions } from '../../runtime/queue-stall-watch.js'
 import { HookRecovery } from './hook-recovery.js'
+import type { ParentShard } from '../sharding/parent-shard.js'
+import { ShardGuard } from '../sharding/shard-guard.js'
 import type { WorkQueueMetrics } from '../../runtime/work-queue-metrics.js'
 
 /** A watched collection: a resource and an optional scope. */
@@ -65,6 +67,8 @@ export interface ControllerKind {
     old: KubeObject | undefined,
     caches: ControllerCaches
   ): string[]
+  /** The cached parent a key names; undefined when it is not cached (deleted, or not watched). */
+  parentOf?(key: string, caches: ControllerCaches): KubeObject | undefined
   /** Keys of every parent, for periodic resyncs. */
   allParentKeys(caches: ControllerCaches): string[]
   /** Syncs one parent. */
@@ -91,6 +95,8 @@ export interface ParentControllerOptions {
   readonly gate?: Promise<void>
   /** Reports keys that wait too long for a worker; absent: not watched. */
   readonly stallWatch?: QueueStallOptions
+  /** This replica's share of the parents (sharding); absent: every parent. */
+  readonly shard?: ParentShard
 }
 
 /** Runs one hosted controller: caches, queue, workers, resync. */
@@ -104,6 +110,7 @@ export class ParentController {
   #stopStallWatch: (() => void) | undefined
   #caches: ControllerCaches = { parents: [], children: [] }
   #kindStarted = false
+  readonly #guard: ShardGuard | undefined
 
   constructor(options: ParentControllerOptions) {
     this.#options = options
@@ -111,12 +118,30 @@ export class ParentController {
       name: options.kind.name,
       ...(options.queueMetrics === undefined ? {} : { metrics: options.queueMetrics }),
     })
+    const { kind, shard } = options
+    this.#guard =
+      shard === undefined
+        ? undefined
+        : new ShardGuard({
+            shard,
+            name: kind.name,
+            parentOf: (key) => kind.parentOf?.(key, this.#caches),
+            allKeys: () => kind.allParentKeys(this.#caches),
+            enqueue: (keys) => {
+              for (const key of keys) this.#queue.add(key)
+            },
+          })
     const recovery = new HookRecovery((keys) => {
-      for (const key of keys) this.#queue.add(key)
+      this.#enqueue(keys)
     })
+    const sync = (key: string, context: ReconcileContext): Promise<Action> =>
+      kind.sync(key, context, this.#caches)
     this.#loop = new ControllerLoop({
       queue: this.#queue,
-      reconcile: (key, context) => options.kind.sync(key, context, this.#caches),
+      reconcile: (key, context) =>
+        this.#guard === undefined
+          ? sync(key, context)
+          : this.#guard.run(key, () => sync(key, context)),
       workers: options.workers ?? 5,
       observer: {
         onOutcome: (key, outcome, durationMs) => {
@@ -147,7 +172,7 @@ export class ParentController {
       children: children.map((l) => l.informer),
     }
     const enqueue = (keys: readonly string[]): void => {
-      for (const key of keys) this.#queue.add(key)
+      this.#enqueue(keys)
     }
     this.#kindStarted = true
     kind.start?.({ enqueue, caches: this.#caches })
@@ -187,13 +212,15 @@ export class ParentController {
       throw error
     }
     this.#loop.start()
+    this.#guard?.start()
     if (this.#options.stallWatch !== undefined)
       this.#stopStallWatch = watchQueueStall(this.#queue, this.#options.stallWatch)
     if (kind.resyncPeriodMs !== undefined) {
       const period = kind.resyncPeriodMs
       this.#resyncTimer = setInterval(() => {
         // Resyncs only re-check: the low lane keeps them from delaying fresh events.
-        for (const key of kind.allParentKeys(this.#caches))
+        const keys = kind.allParentKeys(this.#caches)
+        for (const key of this.#guard?.admit(keys) ?? keys)
           this.#queue.add(key, { priority: 'low' })
       }, period)
       this.#resyncTimer.unref()
@@ -212,7 +239,12 @@ export class ParentController {
 
   /** Enqueues a key, e.g. for an in-process trigger. */
   enqueue(key: string): void {
-    this.#queue.add(key)
+    this.#enqueue([key])
+  }
+
+  /** Enqueues the keys this replica serves (all of them without sharding). */
+  #enqueue(keys: readonly string[]): void {
+    for (const key of this.#guard?.admit(keys) ?? keys) this.#queue.add(key)
   }
 
   /** Stops the workers (letting in-flight syncs finish), unsubscribes and releases the informers. */
@@ -221,6 +253,7 @@ export class ParentController {
     this.#resyncTimer = undefined
     this.#stopStallWatch?.()
     this.#stopStallWatch = undefined
+    this.#guard?.stop()
     for (const unsubscribe of this.#unsubscribe) unsubscribe()
     this.#unsubscribe = []
     await this.#loop.stop()

@@ -42,6 +42,7 @@ export async function startHostedController(
     informers: context.informers,
     workers: context.workers,
     ...(context.leading === undefined ? {} : { gate: context.leading }),
+    ...(context.shard === undefined ? {} : { shard: context.shard }),
     stallWatch: {
       log: context.log.child({ controller: name }),
       ...(context.metrics === undefined ? {} : { metrics: context.metrics.queueStall(kind.name) }),
@@ -51,7 +52,10 @@ export async function startHostedController(
       : {
           queueMetrics: context.metrics.workQueue(kind.name),
           // controller_runtime_reconcile_* per hosted controller, named as its queue.
-          observer: hookMetricsFor(context.metrics.registry).reconcileObserver(kind.name),
+          observer: hookMetricsFor(context.metrics.registry).reconcileObserver(
+            kind.name,
+            context.workers
+          ),
         }),
   })
   // A cache that never syncs (no RBAC to list a child type, an API that went away) must fail

@@ -69,6 +69,9 @@ interface Running {
   readonly credentials: string
 }
 
+/** Several workers: one controller whose caches are slow to sync does not hold up the rest. */
+const META_WORKERS = 4
+
 /** Runs the hosted controllers of every controller object of one kind in the cluster. */
 export class MetaController<Definition> {
   readonly #context: EngineContext
@@ -102,9 +105,13 @@ export class MetaController<Definition> {
       queue: this.#queue,
       ...(context.metrics === undefined
         ? {}
-        : { observer: hookMetricsFor(context.metrics.registry).reconcileObserver(name) }),
-      // Several workers: one controller whose caches are slow to sync does not hold up the rest.
-      workers: 4,
+        : {
+            observer: hookMetricsFor(context.metrics.registry).reconcileObserver(
+              name,
+              META_WORKERS
+            ),
+          }),
+      workers: META_WORKERS,
       reconcile: (name, reconcileContext) => this.#reconcile(name, reconcileContext.signal),
     })
   }
@@ -220,6 +227,8 @@ export class MetaController<Definition> {
     signal: AbortSignal
   ): Promise<Action> {
     const { events, log } = this.#context
+    // Upstream's hosted controller announces itself as it starts, whether or not it then runs.
+    events.record(object, 'Normal', 'Starting', `Starting controller: ${name}`)
     try {
       const hosted = await this.#meta.start(this.#context, definition, signal)
       this.#waiting.delete(name)
@@ -228,6 +237,7 @@ export class MetaController<Definition> {
       log.info('started controller', { controller: name, kind: this.#meta.kind })
       return Action.awaitChange()
     } catch (error) {
+      events.record(object, 'Normal', 'Stopping', `Stopping controller: ${name}`)
       const message = error instanceof Error ? error.message : String(error)
       if (
         error instanceof ControllerSpecError &&
@@ -297,6 +307,10 @@ export class MetaController<Definition> {
   async #stopHosted(name: string, running: Running): Promise<void> {
     this.#running.delete(name)
     await running.hosted.stop()
+    // Upstream's hosted controller says so itself as it exits, before the meta level's `Stopped`.
+    const object = this.#lastSeen.get(name)
+    if (object !== undefined)
+      this.#context.events.record(object, 'Normal', 'Stopping', `Stopping controller: ${name}`)
     this.#context.log.info('stopped controller', { controller: name, kind: this.#meta.kind })
   }
 

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { Registry } from 'prom-client'
-import { HookMetrics } from './hook-metrics.js'
+import { HookMetrics, isPanic } from './hook-metrics.js'
+import { TerminalError } from '../../runtime/reconcile-errors.js'
 
 describe('HookMetrics connect phases', () => {
   it("exposes upstream's DNS and TLS histograms with the event label and their buckets", async () => {
@@ -71,5 +72,41 @@ describe('HookMetrics hook-call limiter', () => {
     observer.onWaiting('customize', -1)
     text = await registry.metrics()
     assert.equal(series('customize').exec(text)?.[1], '0')
+  })
+})
+
+describe('HookMetrics reconcile series', () => {
+  it('counts workers at work, the worker count, terminal errors and panics per controller', async () => {
+    const registry = new Registry()
+    const observer = new HookMetrics(registry).reconcileObserver('CompositeController-cc', 5)
+    const series = async (): Promise<string[]> =>
+      (await registry.metrics())
+        .split('\n')
+        .filter((l) => /^controller_runtime_(active|max|reconcile_panics|terminal)/.test(l))
+    observer.onStart?.('a')
+    observer.onStart?.('b')
+    assert.deepEqual(await series(), [
+      'controller_runtime_active_workers{controller="CompositeController-cc"} 2',
+      'controller_runtime_max_concurrent_reconciles{controller="CompositeController-cc"} 5',
+    ])
+    observer.onOutcome?.('a', { result: 'terminal', error: new TerminalError('bad spec') }, 1)
+    observer.onOutcome?.('b', { result: 'error', error: new TypeError('x is undefined') }, 1)
+    observer.onStart?.('c')
+    observer.onOutcome?.('c', { result: 'error', error: new Error('hook answered 500') }, 1)
+    assert.deepEqual(await series(), [
+      'controller_runtime_reconcile_panics_total{controller="CompositeController-cc"} 1',
+      'controller_runtime_terminal_reconcile_errors_total{controller="CompositeController-cc"} 1',
+      'controller_runtime_active_workers{controller="CompositeController-cc"} 0',
+      'controller_runtime_max_concurrent_reconciles{controller="CompositeController-cc"} 5',
+    ])
+  })
+
+  it('calls a fault of the code a panic, not an error raised on purpose', () => {
+    assert.equal(isPanic(new TypeError('read properties of undefined')), true)
+    assert.equal(isPanic(new RangeError('Maximum call stack size exceeded')), true)
+    assert.equal(isPanic('a thrown string'), true)
+    assert.equal(isPanic(new AggregateError([new Error('a'), new ReferenceError('b')])), true)
+    assert.equal(isPanic(new Error('hook call failed')), false)
+    assert.equal(isPanic(new AggregateError([new Error('a')])), false)
   })
 })

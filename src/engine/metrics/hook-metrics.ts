@@ -125,12 +125,31 @@ export function reconcileResult(outcome: Outcome): 'success' | 'requeue_after' |
   }
 }
 
+/**
+ * Whether a reconcile error is the JavaScript counterpart of a Go panic: not an error the engine
+ * or a hook raised on purpose, but a fault of the code itself (a `TypeError`, `ReferenceError` or
+ * `RangeError`, or a thrown value that is no `Error` at all).
+ */
+export function isPanic(error: unknown): boolean {
+  if (error instanceof AggregateError) return error.errors.some(isPanic)
+  return (
+    !(error instanceof Error) ||
+    error instanceof TypeError ||
+    error instanceof ReferenceError ||
+    error instanceof RangeError
+  )
+}
+
 /** Hook and reconcile metrics on one registry. */
 export class HookMetrics {
   readonly #series = new Map<MeteredHook, HookSeries>()
   readonly #reconciles: Counter<'controller' | 'result'>
   readonly #reconcileErrors: Counter<'controller'>
   readonly #reconcileTime: Histogram<'controller'>
+  readonly #reconcilePanics: Counter<'controller'>
+  readonly #terminalErrors: Counter<'controller'>
+  readonly #activeWorkers: Gauge<'controller'>
+  readonly #maxConcurrent: Gauge<'controller'>
   readonly #waiting: Gauge<'controller_name' | 'controller_type' | 'hook'>
 
   constructor(registry: Registry) {
@@ -155,6 +174,30 @@ export class HookMetrics {
       help: 'Length of time per reconciliation per controller',
       labelNames: ['controller'],
       buckets: RECONCILE_BUCKETS,
+      registers,
+    })
+    this.#reconcilePanics = new Counter({
+      name: 'controller_runtime_reconcile_panics_total',
+      help: 'Total number of reconciliation panics per controller',
+      labelNames: ['controller'],
+      registers,
+    })
+    this.#terminalErrors = new Counter({
+      name: 'controller_runtime_terminal_reconcile_errors_total',
+      help: 'Total number of terminal reconciliation errors per controller',
+      labelNames: ['controller'],
+      registers,
+    })
+    this.#activeWorkers = new Gauge({
+      name: 'controller_runtime_active_workers',
+      help: 'Number of currently used workers per controller',
+      labelNames: ['controller'],
+      registers,
+    })
+    this.#maxConcurrent = new Gauge({
+      name: 'controller_runtime_max_concurrent_reconciles',
+      help: 'Maximum number of concurrent reconciles per controller',
+      labelNames: ['controller'],
       registers,
     })
     // Ours (upstream has no cap): calls held back by --hook-max-in-flight, in-process hooks too.
@@ -207,14 +250,26 @@ export class HookMetrics {
     }
   }
 
-  /** Returns the loop observer that counts and times the reconciles of `controller`. */
-  reconcileObserver(controller: string): ControllerLoopObserver {
+  /**
+   * Returns the loop observer that counts and times the reconciles of `controller`, whose loop
+   * runs `workers` workers, and counts those at work.
+   */
+  reconcileObserver(controller: string, workers: number): ControllerLoopObserver {
+    const labels = { controller }
+    this.#maxConcurrent.set(labels, workers)
+    this.#activeWorkers.set(labels, 0)
     return {
+      onStart: () => {
+        this.#activeWorkers.inc(labels)
+      },
       onOutcome: (_key, outcome, durationMs) => {
+        this.#activeWorkers.dec(labels)
         const result = reconcileResult(outcome)
         this.#reconciles.inc({ controller, result })
-        if (result === 'error') this.#reconcileErrors.inc({ controller })
-        this.#reconcileTime.observe({ controller }, durationMs / 1000)
+        if (result === 'error') this.#reconcileErrors.inc(labels)
+        if (outcome.result === 'terminal') this.#terminalErrors.inc(labels)
+        if (outcome.result === 'error' && isPanic(outcome.error)) this.#reconcilePanics.inc(labels)
+        this.#reconcileTime.observe(labels, durationMs / 1000)
       },
     }
   }

@@ -1,0 +1,163 @@
+/**
+ * Sharding for the engine: a {@link RingMembership} on its own connection, turned into the
+ * {@link ParentShard} hosted controllers filter their parents with and the
+ * {@link EngineLeadership} write guard (no write once this replica's Lease is not renewed).
+ *
+ * @module
+ */
+import type { KubeObject } from '../../core/kube-object.js'
+import type { ClusterConfig } from '../../kube/cluster-config.js'
+import { DynamicClient } from '../../kube/dynamic-client.js'
+import { KubeTransport } from '../../kube/kube-transport.js'
+import { Informer } from '../../runtime/informer.js'
+import { LEASE_RESOURCE } from '../../runtime/leader-election.js'
+import { dynamicListWatcher } from '../../runtime/list-watcher.js'
+import type { Logger } from '../../runtime/logger.js'
+import { fnv1a64 } from '../../runtime/sharding/fnv1a64.js'
+import { RING_LABEL, RingMembership } from '../../runtime/sharding/ring-membership.js'
+import type { ShardField } from '../../runtime/sharding/shard-selector.js'
+import { shardValue } from '../../runtime/sharding/shard-selector.js'
+import type { EngineLeadership } from '../engine.js'
+import type { ParentShard, ShardParticipant } from './parent-shard.js'
+import type { ShardMetrics } from './shard-metrics.js'
+
+/** Options of {@link startEngineSharding}. */
+export interface EngineShardingOptions {
+  readonly namespace: string
+  /** The ring's name (its Leases' label value and name prefix). */
+  readonly ring: string
+  /** What a parent's shard hash is taken of. */
+  readonly field: ShardField
+  readonly leaseDurationMs: number
+  readonly renewDeadlineMs: number
+  readonly retryPeriodMs: number
+  readonly identity?: string
+  readonly log: Logger
+  /** Where the sharding metrics go; none when absent. */
+  readonly metrics?: ShardMetrics
+}
+
+/** A running ring membership. */
+export interface EngineSharding {
+  /** Pass to the engine as `shard`. */
+  readonly shard: ParentShard
+  /** Pass to the engine as `leadership`: the write guard, and workers wait for the first ring. */
+  readonly leadership: EngineLeadership
+  readonly identity: string
+  readonly membership: RingMembership
+  /** Resolves with the reason once this replica could not renew its Lease in time. */
+  readonly lost: Promise<string>
+  /** Stops serving, drains in-flight syncs and leaves the ring, so others take over at once. */
+  release(): Promise<void>
+}
+
+/**
+ * Joins the ring; returns at once.
+ *
+ * @remarks
+ * The Leases are read and written over a connection of their own, outside the engine's
+ * client-side rate limit and write guard, so a busy engine cannot starve its own renewals.
+ */
+export function startEngineSharding(
+  config: ClusterConfig,
+  options: EngineShardingOptions
+): EngineSharding {
+  const transport = new KubeTransport(config, {
+    userAgent: 'metacontroller-ts/sharding',
+    timeoutMs: Math.max(1000, options.retryPeriodMs * 2),
+  })
+  const client = new DynamicClient(transport)
+  const participants = new Set<ShardParticipant>()
+  let serving: () => void = () => undefined
+  const leading = new Promise<void>((resolve) => {
+    serving = resolve
+  })
+  const membership = new RingMembership({
+    client,
+    namespace: options.namespace,
+    ring: options.ring,
+    ...(options.identity === undefined ? {} : { identity: options.identity }),
+    leaseDurationMs: options.leaseDurationMs,
+    renewDeadlineMs: options.renewDeadlineMs,
+    retryPeriodMs: options.retryPeriodMs,
+    log: options.log,
+    drain: async () => {
+      await Promise.all([...participants].map((p) => p.drain()))
+    },
+    onServe: (ring) => {
+      serving()
+      options.metrics?.served(ring.members.length, membership.handoffs === 0)
+      for (const p of participants) p.resync()
+    },
+  })
+  const informer = watchRing(client, options.namespace, options.ring, (leases) => {
+    membership.observeLeases(leases)
+  })
+  const stop = new AbortController()
+  let reportLost: (reason: string) => void = () => undefined
+  const lost = new Promise<string>((resolve) => {
+    reportLost = resolve
+  })
+  const running = membership.run(stop.signal).then(
+    (reason) => {
+      if (reason !== 'stopped') reportLost(reason)
+    },
+    (error: unknown) => {
+      reportLost(
+        `ring membership failed: ${error instanceof Error ? error.message : String(error)}`
+      )
+    }
+  )
+  const { field, metrics } = options
+  return {
+    shard: {
+      owns: (parent) => membership.owns(fnv1a64(shardValue(field, parent.metadata))),
+      register: (participant) => {
+        participants.add(participant)
+        return () => participants.delete(participant)
+      },
+      ...(metrics === undefined
+        ? {}
+        : {
+            dropped: (controller: string, count: number) => {
+              metrics.dropped(controller, count)
+            },
+            owned: (controller: string, count: number) => {
+              metrics.owned(controller, count)
+            },
+          }),
+    },
+    leadership: { leading, canWrite: () => membership.canWrite() },
+    identity: membership.identity,
+    membership,
+    lost,
+    release: async () => {
+      stop.abort()
+      await running
+      await informer.stop()
+      await membership.release()
+      await transport.close()
+    },
+  }
+}
+
+/** Watches the ring's Leases and hands the whole set over on every change. */
+function watchRing(
+  client: DynamicClient,
+  namespace: string,
+  ring: string,
+  onChange: (leases: readonly KubeObject[]) => void
+): Informer {
+  const informer = new Informer(
+    dynamicListWatcher(client, LEASE_RESOURCE, {
+      namespace,
+      labelSelector: `${RING_LABEL}=${ring}`,
+    })
+  )
+  const changed = (): void => {
+    onChange(informer.store.list())
+  }
+  informer.subscribe({ onAdd: changed, onUpdate: changed, onDelete: changed })
+  informer.start()
+  return informer
+}

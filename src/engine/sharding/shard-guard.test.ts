@@ -1,0 +1,87 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import type { KubeObject } from '../../core/kube-object.js'
+import { Action } from '../../runtime/controller-loop.js'
+import type { ParentShard, ShardParticipant } from './parent-shard.js'
+import { ShardGuard } from './shard-guard.js'
+
+function parent(name: string): KubeObject {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns', uid: name } }
+}
+
+function setup(owned: Set<string>) {
+  const participants: ShardParticipant[] = []
+  const dropped: number[] = []
+  const shard: ParentShard = {
+    owns: (p) => owned.has(p.metadata.name ?? ''),
+    register: (p) => {
+      participants.push(p)
+      return () => participants.splice(participants.indexOf(p), 1)
+    },
+    dropped: (_name, count) => dropped.push(count),
+  }
+  const resyncs: number[] = []
+  const guard = new ShardGuard({
+    shard,
+    name: 'test',
+    parentOf: (key) => (key.startsWith('gone') ? undefined : parent(key)),
+    allKeys: () => ['a', 'b'],
+    enqueue: (keys) => resyncs.push(keys.length),
+  })
+  return { guard, participants, dropped, resyncs }
+}
+
+describe('ShardGuard', () => {
+  it('enqueues and syncs only the parents this replica owns, counting the others', async () => {
+    const { guard, dropped } = setup(new Set(['a']))
+    assert.deepEqual(guard.admit(['a', 'b', 'gone-c']), ['a'])
+    assert.deepEqual(dropped, [2])
+    let synced = 0
+    const sync = () => {
+      synced++
+      return Promise.resolve(Action.requeue(5))
+    }
+    assert.deepEqual(await guard.run('a', sync), Action.requeue(5))
+    assert.deepEqual(await guard.run('b', sync), Action.awaitChange())
+    assert.equal(synced, 1)
+  })
+
+  it('drains: waits for an in-flight sync of a parent no longer owned, not for owned ones', async () => {
+    const owned = new Set(['a', 'b'])
+    const { guard } = setup(owned)
+    let finishA: () => void = () => undefined
+    const runningA = guard.run(
+      'a',
+      () =>
+        new Promise<Action>((resolve) => {
+          finishA = () => {
+            resolve(Action.awaitChange())
+          }
+        })
+    )
+    const runningB = guard.run('b', () => new Promise<Action>(() => undefined))
+    assert.ok(runningB instanceof Promise)
+    // Nothing moved: the drain does not wait for anything.
+    await guard.drain()
+    owned.delete('a')
+    let drained = false
+    const draining = guard.drain().then(() => (drained = true))
+    await new Promise((resolve) => setImmediate(resolve))
+    assert.equal(drained, false, 'drained while a sync of a moved parent still ran')
+    finishA()
+    await runningA
+    await draining
+    assert.equal(drained, true)
+  })
+
+  it('registers with the shard while started, so handoffs drain and resync it', async () => {
+    const { guard, participants, resyncs } = setup(new Set(['b']))
+    guard.start()
+    assert.equal(participants.length, 1)
+    participants[0]?.resync()
+    assert.deepEqual(resyncs, [1], 'only the owned parent is enqueued')
+    await participants[0]?.drain()
+    guard.stop()
+    assert.equal(participants.length, 0)
+  })
+})

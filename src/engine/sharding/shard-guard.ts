@@ -1,0 +1,98 @@
+/**
+ * The parent loop's side of sharding: keys of parents this replica does not own are not
+ * enqueued and not synced, and in-flight syncs are tracked so a handoff can wait for them.
+ *
+ * @module
+ */
+import { Action } from '../../runtime/controller-loop.js'
+import type { KubeObject } from '../../core/kube-object.js'
+import type { ParentShard } from './parent-shard.js'
+
+/** Options of {@link ShardGuard}. */
+export interface ShardGuardOptions {
+  readonly shard: ParentShard
+  /** The controller's name, for metrics. */
+  readonly name: string
+  /** The cached parent a key names. */
+  readonly parentOf: (key: string) => KubeObject | undefined
+  /** Keys of every parent of the controller. */
+  readonly allKeys: () => readonly string[]
+  /** Enqueues keys (already admitted). */
+  readonly enqueue: (keys: readonly string[]) => void
+}
+
+/** Filters and tracks one parent loop's keys. */
+export class ShardGuard {
+  readonly #options: ShardGuardOptions
+  readonly #inFlight = new Map<string, Promise<unknown>>()
+  #unregister: (() => void) | undefined
+
+  constructor(options: ShardGuardOptions) {
+    this.#options = options
+  }
+
+  /**
+   * Whether this replica serves the key's parent now. A key whose parent is not cached has
+   * nothing to sync (the kinds return at once), so no replica needs to take it.
+   */
+  owns(key: string): boolean {
+    const parent = this.#options.parentOf(key)
+    return parent !== undefined && this.#options.shard.owns(parent)
+  }
+
+  /** The keys to enqueue: those this replica owns. */
+  admit(keys: readonly string[]): readonly string[] {
+    const owned = keys.filter((key) => this.owns(key))
+    if (owned.length < keys.length)
+      this.#options.shard.dropped?.(this.#options.name, keys.length - owned.length)
+    return owned
+  }
+
+  /**
+   * Runs a sync if this replica owns the key's parent, tracking it until it ends; otherwise drops
+   * the key. The check and the tracking happen in one turn, so a drain that starts after the
+   * check waits for this sync.
+   */
+  run(key: string, sync: () => Promise<Action>): Promise<Action> {
+    if (!this.owns(key)) {
+      this.#options.shard.dropped?.(this.#options.name, 1)
+      return Promise.resolve(Action.awaitChange())
+    }
+    const running = sync()
+    const tracked = running.finally(() => {
+      if (this.#inFlight.get(key) === tracked) this.#inFlight.delete(key)
+    })
+    this.#inFlight.set(key, tracked)
+    return running
+  }
+
+  /** Resolves once no sync of a key this replica no longer owns runs. */
+  async drain(): Promise<void> {
+    for (;;) {
+      const pending = [...this.#inFlight]
+        .filter(([key]) => !this.owns(key))
+        .map(([, running]) => running.catch(() => undefined))
+      if (pending.length === 0) return
+      await Promise.all(pending)
+    }
+  }
+
+  /** Takes part in handoffs from now on. */
+  start(): void {
+    this.#unregister ??= this.#options.shard.register({
+      drain: () => this.drain(),
+      resync: () => {
+        const keys = this.#options.allKeys()
+        const owned = keys.filter((key) => this.owns(key))
+        this.#options.shard.owned?.(this.#options.name, owned.length)
+        this.#options.enqueue(owned)
+      },
+    })
+  }
+
+  /** Stops taking part; in-flight syncs are the loop's to wait for. */
+  stop(): void {
+    this.#unregister?.()
+    this.#unregister = undefined
+  }
+}

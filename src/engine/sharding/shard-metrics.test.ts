@@ -1,0 +1,27 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { Registry } from '../../runtime/prom-client-core.js'
+import { ShardMetrics } from './shard-metrics.js'
+
+describe('ShardMetrics', () => {
+  it('counts handoffs after the first ring, owned and dropped parents per controller', async () => {
+    const registry = new Registry()
+    const metrics = new ShardMetrics(registry)
+    metrics.served(1, true)
+    metrics.served(3, false)
+    metrics.owned('CompositeController-a', 34)
+    metrics.dropped('CompositeController-a', 2)
+    metrics.dropped('CompositeController-a', 1)
+    const text = await registry.metrics()
+    assert.match(text, /^metacontroller_shard_ring_members 3$/m)
+    assert.match(text, /^metacontroller_shard_handoffs_total 1$/m)
+    assert.match(
+      text,
+      /^metacontroller_shard_owned_parents\{controller="CompositeController-a"\} 34$/m
+    )
+    assert.match(
+      text,
+      /^metacontroller_shard_parents_dropped_total\{controller="CompositeController-a"\} 3$/m
+    )
+  })
+})
