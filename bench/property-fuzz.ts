@@ -14,6 +14,9 @@ import { fileURLToPath } from 'node:url'
 import { DECODER_PROPERTIES } from '../test/support/decoder-properties.js'
 import type { RunParameters } from '../test/support/decoder-properties.js'
 
+/** Cases per progress report. */
+const CHUNK = 500
+
 interface Job {
   readonly group: string
   readonly run: RunParameters
@@ -34,7 +37,12 @@ async function checkGroup({ group, run }: Job): Promise<void> {
     post({ kind: 'start', name })
     const started = performance.now()
     try {
-      await check(run)
+      // Chunks of CHUNK cases, seeds seed, seed + 1, …: each chunk's report shows progress, and
+      // the same arguments replay the same cases.
+      for (let done = 0, i = 0; done < run.numRuns; done += CHUNK, i++) {
+        await check({ seed: run.seed + i, numRuns: Math.min(CHUNK, run.numRuns - done) })
+        post({ kind: 'start', name })
+      }
       post({ kind: 'pass', name, ms: performance.now() - started })
     } catch (error) {
       post({ kind: 'fail', name, message: error instanceof Error ? error.message : String(error) })

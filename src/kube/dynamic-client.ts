@@ -58,6 +58,12 @@ export interface ListOptions extends CallOptions {
   readonly namespace?: string
   readonly labelSelector?: string
   readonly fieldSelector?: string
+  /**
+   * Only objects whose shard hash falls in the ranges (`shardRange(object.metadata.uid, '0x…',
+   * '0x…') || …`; API servers with the `ShardedListAndWatch` feature gate, Kubernetes 1.36+;
+   * others ignore it).
+   */
+  readonly shardSelector?: string
 }
 
 /** Options of one list page. */
@@ -144,6 +150,7 @@ export class DynamicClient {
       query: {
         labelSelector: options.labelSelector,
         fieldSelector: options.fieldSelector,
+        shardSelector: options.shardSelector,
         limit: options.limit,
         continue: options.continue,
         resourceVersion: options.resourceVersion,
@@ -270,6 +277,7 @@ export class DynamicClient {
         watch: true,
         labelSelector: options.labelSelector,
         fieldSelector: options.fieldSelector,
+        shardSelector: options.shardSelector,
         resourceVersion: options.resourceVersion,
         allowWatchBookmarks: options.allowWatchBookmarks,
         timeoutSeconds: options.timeoutSeconds,

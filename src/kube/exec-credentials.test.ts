@@ -29,7 +29,7 @@ if (env.COUNTER_FILE) {
   fs.writeFileSync(env.COUNTER_FILE, String(n))
 }
 if (env.INFO_FILE) fs.writeFileSync(env.INFO_FILE, env.KUBERNETES_EXEC_INFO ?? '')
-const status = { token: 'tok-' + n }
+const status = { token: (env.TOKEN_PREFIX ?? 'tok-') + n }
 if (env.EXPIRY) status.expirationTimestamp = env.EXPIRY
 const out = { apiVersion: env.OUT_API_VERSION ?? '${V1}', kind: 'ExecCredential', status }
 setTimeout(() => {
@@ -235,6 +235,14 @@ describe('ExecCredentials', () => {
     )
     const missing = await execError(new ExecCredentials(execConfig({ MODE: 'nostatus' })).current())
     assert.match(missing.message, /returned an ExecCredential without a status/)
+  })
+
+  it('refuses a token an HTTP header cannot carry, naming the plugin', async () => {
+    // undici refused it on every request with only "invalid authorization header".
+    const error = await execError(
+      new ExecCredentials(execConfig({ TOKEN_PREFIX: 'tok\n' })).current()
+    )
+    assert.match(error.message, /returned a status.token with a line break/)
   })
 
   it('kills a plugin that runs past the timeout', async () => {

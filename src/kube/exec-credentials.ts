@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process'
 
+import { isValidHeaderValue } from './header-value.js'
 import type {
   ClusterConfig,
   CredentialSource,
@@ -294,6 +295,11 @@ function parseExecCredential(
   }
   if ((certPem === undefined) !== (keyPem === undefined)) {
     throw fail('returned only one of status.clientCertificateData and status.clientKeyData')
+  }
+  if (token !== undefined && !isValidHeaderValue(token)) {
+    throw fail(
+      'returned a status.token with a line break, a control character or a character beyond Latin-1, which an HTTP header cannot carry'
+    )
   }
   if (token === undefined && certPem === undefined) {
     throw fail('returned neither status.token nor status.clientCertificateData and clientKeyData')

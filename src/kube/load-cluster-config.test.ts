@@ -395,6 +395,20 @@ describe('resolveKubeconfig', () => {
     assert.match(error.message, /user "u" cannot read tokenFile .*nope: ENOENT/)
   })
 
+  it('a kubeconfig that loads gives a token an HTTP header can carry, inline or from a file', async () => {
+    // undici refused such a token on every request with only "invalid authorization header".
+    const inline = await rejection(resolveText(kubeconfig({ userLines: ['token: "a\\nb"'] })))
+    assert.match(
+      inline.message,
+      /user "u" has a token with a character which an HTTP header cannot carry/
+    )
+    const dir = fixture({ 'tok/token': 'ab\u0000c\n' })
+    const file = await rejection(
+      resolveText(kubeconfig({ userLines: ['tokenFile: tok/token'] }), join(dir, 'config'))
+    )
+    assert.match(file.message, /has a tokenFile .*token with a character which an HTTP header/)
+  })
+
   it('rejects a token together with basic auth, and auth-provider users', async () => {
     const both = await rejection(
       resolveText(kubeconfig({ userLines: ['token: t', 'username: a'] }))

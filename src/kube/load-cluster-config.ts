@@ -6,6 +6,7 @@ import { createRequire } from 'node:module'
 import type * as Yaml from 'yaml'
 
 import type { AuthConfig, ClusterConfig, ExecConfig } from './cluster-config.js'
+import { isValidHeaderValue } from './header-value.js'
 import { KubeconfigError } from './kubeconfig-error.js'
 
 /** Reads a UTF-8 text file; injectable so tests need not touch the real file system. */
@@ -443,7 +444,12 @@ async function resolveAuth(
   if (hasToken && hasBasic) {
     throw fail('sets both a token and username/password; keep only one authentication method')
   }
-  if (user.token !== undefined) return { type: 'token', token: user.token }
+  const unsendable =
+    'which an HTTP header cannot carry (a line break, a control character or a character beyond Latin-1)'
+  if (user.token !== undefined) {
+    if (!isValidHeaderValue(user.token)) throw fail(`has a token with a character ${unsendable}`)
+    return { type: 'token', token: user.token }
+  }
   if (user.tokenFile !== undefined) {
     let token: string
     try {
@@ -452,6 +458,9 @@ async function resolveAuth(
       throw fail(`cannot read tokenFile ${user.tokenFile}: ${describeFsError(error)}`, error)
     }
     if (token.trim() === '') throw fail(`has an empty tokenFile ${user.tokenFile}`)
+    if (!isValidHeaderValue(token.trim())) {
+      throw fail(`has a tokenFile ${user.tokenFile} with a character ${unsendable}`)
+    }
     return { type: 'tokenFile', path: user.tokenFile }
   }
   if (hasBasic) {

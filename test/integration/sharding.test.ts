@@ -10,6 +10,8 @@ import type { KubeObject } from '../../src/core/kube-object.js'
 import { isJsonObject } from '../../src/core/kube-object.js'
 import { startControlPlane, waitFor } from '../../src/testing/index.js'
 import type { ControlPlane } from '../../src/testing/index.js'
+import { HashRing } from '../../src/runtime/sharding/hash-ring.js'
+import { objectInRanges, shardSelector } from '../../src/runtime/sharding/shard-selector.js'
 import { doubleWriters, readAuditWrites } from '../support/audit-writers.js'
 import {
   CCS,
@@ -25,6 +27,13 @@ import type { SpawnedEngine } from '../support/spawned-engine.js'
 const world = isolatedComposite('ShParent', 'ShChild')
 const { parentCrd, childCrd } = world
 const PARENTS = 100
+
+/** A log line's time in ms: zap's `ts` (epoch seconds by default), or an ISO `time`. */
+function logTimeMs(line: Record<string, unknown>): number {
+  const ts = line['ts']
+  if (typeof ts === 'number') return ts * 1000
+  return Date.parse(String(ts ?? line['time']))
+}
 
 describe('sharding', () => {
   let plane: ControlPlane
@@ -61,6 +70,7 @@ describe('sharding', () => {
   }
   /** Bumps every parent's `spec.v`: a rollout the replicas must all carry out. */
   const rollout = async (v: number): Promise<void> => {
+    rolloutStarted = Date.now()
     await Promise.all(
       Array.from({ length: PARENTS }, (_, i) =>
         plane.client.patch(
@@ -84,12 +94,18 @@ describe('sharding', () => {
       atV.length === PARENTS
     )
   }
-  const waitConverged = (v: number, timeoutMs = 60_000): Promise<boolean> =>
-    waitFor(async () => ((await converged(v)) ? true : undefined), {
+  /** Seconds each rollout took to converge, for the figures in docs/deploy.md. */
+  const timings: string[] = []
+  let rolloutStarted = Date.now()
+  const waitConverged = async (v: number, timeoutMs = 60_000): Promise<boolean> => {
+    const done = await waitFor(async () => ((await converged(v)) ? true : undefined), {
       timeoutMs,
       intervalMs: 250,
       description: `every parent converged at v=${v}`,
     })
+    timings.push(`v${v}=${((Date.now() - rolloutStarted) / 1000).toFixed(1)}s`)
+    return done
+  }
   /** Members of the last ring a replica serves, from its log. */
   const ringOf = (engine: SpawnedEngine | undefined): string[] => {
     const served = engine?.lines.filter((l) => l['msg'] === 'serving a ring').at(-1)
@@ -109,6 +125,9 @@ describe('sharding', () => {
       useExistingCluster: false,
       nodes: 0,
       auditLogPath: auditLog,
+      // Filtering is client-side and works either way; the gate lets the last test compare the
+      // ring's ranges with the API server's own shard selection.
+      featureGates: { ShardedListAndWatch: true },
       crds: [...METACONTROLLER_CRDS, parentCrd.crd, childCrd.crd],
     })
     await plane.client.create(NAMESPACES, {
@@ -165,6 +184,7 @@ describe('sharding', () => {
   it('spreads parents over joining, leaving and crashing replicas with one writer per parent', async () => {
     const r1 = start('r1')
     await waitRing(['r1'])
+    rolloutStarted = Date.now()
     await Promise.all(
       Array.from({ length: PARENTS }, (_, i) =>
         plane.client.create(parentCrd.ref, world.parentObject(`p${i}`, ns, { v: 1 }))
@@ -213,9 +233,7 @@ describe('sharding', () => {
     const agreedAt = new Map(
       [...engines].map(([id, engine]) => [
         id,
-        engine.lines
-          .filter((l) => l['msg'] === 'serving a ring')
-          .map((l) => Date.parse(String(l['time']))),
+        engine.lines.filter((l) => l['msg'] === 'serving a ring').map(logTimeMs),
       ])
     )
     const writes = readAuditWrites(
@@ -240,5 +258,30 @@ describe('sharding', () => {
     )
     const shares = [...perReplica].map(([id, parents]) => `${id}=${parents.size}`).join(' ')
     console.log(`writes ${writes.length}; parents written per replica: ${shares}`)
+    console.log(`converged after each rollout: ${timings.join(' ')}`)
+  })
+
+  it('splits parents exactly as the API server’s shardSelector does, by uid and by namespace', async () => {
+    const all = await plane.client.list(parentCrd.ref, { namespace: ns })
+    assert.equal(all.items.length, PARENTS)
+    const ring = new HashRing(['r1', 'r2', 'r3'])
+    for (const field of ['uid', 'namespace'] as const) {
+      let total = 0
+      for (const member of ring.members) {
+        const ranges = ring.rangesOf(member)
+        const served = await plane.client.list(parentCrd.ref, {
+          namespace: ns,
+          shardSelector: shardSelector(field, ranges) ?? '',
+        })
+        const ours = all.items.filter((p) => objectInRanges(field, p.metadata, ranges))
+        assert.deepEqual(
+          served.items.map((p) => p.metadata.name).sort(),
+          ours.map((p) => p.metadata.name).sort(),
+          `${field} ranges of ${member}`
+        )
+        total += served.items.length
+      }
+      assert.equal(total, PARENTS, `every parent in exactly one ${field} share`)
+    }
   })
 })

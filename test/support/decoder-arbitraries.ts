@@ -128,7 +128,9 @@ function replaceAt(place: Place, doc: Json, value: Json): Json {
 }
 
 /** Applies one mutation to a document (in place where it can) and returns the document. */
-function applyMutation(doc: Json, { at, op, key, value }: Mutation): Json {
+function applyMutation(doc: Json, { at, op, key, value: shared }: Mutation): Json {
+  // Generated values may be shared constants (`[]`, `{}`): a later step must not grow them.
+  const value = structuredClone(shared)
   const places = locationsOf(doc)
   const place = places[at % places.length] ?? { parent: undefined }
   const current = valueAt(place, doc)

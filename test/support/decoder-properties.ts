@@ -24,6 +24,7 @@ import { parseGoDuration } from '../../src/core/go-duration.js'
 import type { LabelSelector } from '../../src/core/label-selector.js'
 import {
   compileLabelSelector,
+  equalityTerms,
   formatSelector,
   parseSelectorString,
 } from '../../src/core/label-selector.js'
@@ -127,6 +128,19 @@ function decode({ codec, kind, mode }: DecodeCase, body: string): object {
   }
 }
 
+/** The warnings of a loose decode. */
+function looseWarnings({ codec, kind }: DecodeCase, body: string): readonly string[] {
+  const options = { mode: 'loose' } as const
+  switch (kind) {
+    case 'composite':
+      return codec.decodeCompositeSync(body, options).warnings
+    case 'decorator':
+      return codec.decodeDecoratorSync(body, options).warnings
+    case 'customize':
+      return codec.decodeCustomize(body, options).warnings
+  }
+}
+
 /** A valid response of one kind, as the wire JSON a hook sends. */
 function validBody(kind: ResponseKind): fc.Arbitrary<Json> {
   const encoded: fc.Arbitrary<object> =
@@ -176,6 +190,23 @@ export const hookResponseProperties: readonly DecoderProperty[] = [
     ([c, body]) => {
       const decoded = decode(c, JSON.stringify(body))
       assertSameJson(JSON.parse(encode(c.kind, decoded)), body)
+    }
+  ),
+  property(
+    'a body strict mode accepts decodes the same in loose mode, with no strict issue',
+    mutatedResponse,
+    ([c, body]) => {
+      let strict: object
+      try {
+        strict = decode({ ...c, mode: 'strict' }, body)
+      } catch (error) {
+        if (error instanceof HookResponseError) return
+        throw error
+      }
+      assertSameJson(decode({ ...c, mode: 'loose' }, body), strict)
+      // Skipped null entries are warnings in both modes; nothing else may be.
+      const others = looseWarnings(c, body).filter((w) => !w.startsWith('skipped the null entry'))
+      assert.deepEqual(others, [])
     }
   ),
   property(
@@ -343,6 +374,17 @@ export const labelSelectorProperties: readonly DecoderProperty[] = [
     }
   ),
   property(
+    'every label set a selector matches has one of the values of each of its equality terms',
+    fc.tuple(labelSelectorOver(), fc.array(poolLabels, { minLength: 1, maxLength: 8 })),
+    ([selector, labelSets]) => {
+      // The caches find a selector's candidates through these terms: a miss loses an object.
+      const terms = equalityTerms(selector)
+      for (const labels of labelSets.filter((l) => matches(selector, l))) {
+        for (const { key, values } of terms) assert.ok(values.includes(labels[key] ?? '\0'))
+      }
+    }
+  ),
+  property(
     'NotIn and DoesNotExist match exactly the label sets In and Exists do not',
     fc.tuple(
       labelSelectorOver().filter((s) => (s.matchExpressions ?? []).length > 0),
@@ -439,13 +481,13 @@ const kubeconfigText = fc.oneof(
   fc.constantFrom('%FOO bar\n---\na: 1', '!tag x', 'a: !!binary x', '&a [*a]', 'a: *b', '- - -')
 )
 
-/** A fake file system: every file holds a PEM block, except those whose name says missing. */
+/** A fake file system: token files hold a token, the others a PEM block; `missing` is absent. */
 async function readFake(path: string): Promise<string> {
   await Promise.resolve()
   if (path.includes('missing')) {
     throw Object.assign(new Error(`ENOENT: ${path}`), { code: 'ENOENT' })
   }
-  return PEM_TEXT
+  return path.endsWith('token') ? 'token-value\n' : PEM_TEXT
 }
 
 /** Runs `work` and returns what it passed to `process.emitWarning`. */
@@ -487,6 +529,33 @@ export const kubeconfigProperties: readonly DecoderProperty[] = [
             if (!(error instanceof KubeconfigError)) throw error
           }
         }),
+        run
+      ),
+  },
+  {
+    name: 'a kubeconfig that loads gives a token an HTTP request can carry',
+    check: (run) =>
+      fc.assert(
+        fc.asyncProperty(
+          kubeconfigDoc,
+          fc.string({ unit: 'binary', maxLength: 6 }),
+          async (doc, token) => {
+            const users = [{ name: 'u', user: { token: `t${token}` } }]
+            const contexts = [{ name: 'x', context: { cluster: 'c', user: 'u' } }]
+            const text = yamlText({ ...doc, users, contexts })
+            let auth
+            try {
+              auth = (
+                await resolveKubeconfig(parseKubeconfig(text, '/k/config'), { readFile: readFake })
+              ).auth
+            } catch (error) {
+              if (error instanceof KubeconfigError) return
+              throw error
+            }
+            // The platform's own header check, independent of ours.
+            if (auth.type === 'token') new Headers({ authorization: `Bearer ${auth.token}` })
+          }
+        ),
         run
       ),
   },

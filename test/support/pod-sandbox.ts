@@ -70,6 +70,10 @@ export function buildImage(contextDir: string): Image {
   let entrypoint: string[] = []
   let cmd: string[] = []
   const inImage = (path: string): string => join(root, resolve(workdir, path))
+  // A failed step (tsc) leaves no half-built image behind.
+  process.once('exit', () => {
+    rmSync(root, { recursive: true, force: true })
+  })
   for (const line of stage) {
     const [instruction = '', ...rest] = line.split(/\s+/)
     const text = line.slice(instruction.length).trim()

@@ -41,7 +41,9 @@ async function leaseNamespace(config: RunConfig): Promise<string> {
     return (await readFile(`${SERVICE_ACCOUNT_DIR}/namespace`, 'utf8')).trim()
   } catch {
     throw new CliError(
-      '--leader-election-namespace is required when running outside a cluster',
+      config.sharding.enabled
+        ? '--sharding-namespace is required when running outside a cluster'
+        : '--leader-election-namespace is required when running outside a cluster',
       USAGE_EXIT_CODE
     )
   }

@@ -59,6 +59,12 @@ function ruleFinder(
   return (apiVersion, kind) => ruleIndex.get(`${groupOf(apiVersion)}/${kind}`)
 }
 
+/** The cached target a queue key names. */
+function targetOfKey(key: string, caches: ControllerCaches): KubeObject | undefined {
+  const parts = splitKey(key)
+  return parts === undefined ? undefined : caches.parents[parts.rule]?.store.get(parts.key)
+}
+
 /** Builds a DecoratorController's {@link ControllerKind}. */
 export function decoratorKind(options: DecoratorKindOptions): ControllerKind {
   const { controller, writes, rules } = options
@@ -87,11 +93,7 @@ export function decoratorKind(options: DecoratorKindOptions): ControllerKind {
     },
 
     childKeys: decoratorChildKeys(controller.name, rules, ruleOf),
-
-    parentOf(key, caches) {
-      const parts = splitKey(key)
-      return parts === undefined ? undefined : targetsOf(caches, parts.rule)?.get(parts.key)
-    },
+    parentOf: targetOfKey,
 
     allParentKeys(caches) {
       return rules.flatMap((rule, index) =>

@@ -8,7 +8,7 @@
 import { fnv1a64 } from './fnv1a64.js'
 
 /** 2^64: the exclusive upper bound of the hash space. */
-export const HASH_SPACE_END = 1n << 64n
+export const HASH_SPACE_END: bigint = 1n << 64n
 
 /** Virtual nodes per member: enough for an even spread (±~15 % per member), few enough ranges. */
 export const DEFAULT_VIRTUAL_NODES = 64

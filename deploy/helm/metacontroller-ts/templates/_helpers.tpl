@@ -9,7 +9,8 @@
 {{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
 {{- else }}
 {{- $name := default .Chart.Name .Values.nameOverride }}
-{{- if contains $name .Release.Name }}
+{{- /* A release named after upstream's chart keeps upstream's names (metacontroller, metacontroller-0). */}}
+{{- if or (contains $name .Release.Name) (and (not .Values.nameOverride) (contains "metacontroller" .Release.Name)) }}
 {{- .Release.Name | trunc 63 | trimSuffix "-" }}
 {{- else }}
 {{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
