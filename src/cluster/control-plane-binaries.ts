@@ -66,7 +66,7 @@ function findKwok(dir: string, env: NodeJS.ProcessEnv): string | undefined {
 export const INSTALL_COMMAND = 'npx metactl cluster install'
 
 /** What a cold `metactl cluster install` costs, as measured in docs/control-plane.md. */
-export const COLD_BUILD_ESTIMATE = 'about 16 min on 2 cores, longer on a busy machine'
+export const COLD_BUILD_ESTIMATE = 'about 16 min on 2 idle cores, up to an hour on busy ones'
 
 const INSTALL_HINT =
   `Install them with \`${INSTALL_COMMAND}\` (builds them from Go modules once, Go >= 1.26, ` +

@@ -244,7 +244,7 @@ export function clusterCommand(io: CliIo, setExitCode: (code: number) => void): 
         'Runs the build scripts shipped in the package (tools/controlplane/build.sh and',
         'tools/kwok/build.sh) for the binaries that are missing, into',
         '$XDG_CACHE_HOME/metacontroller-ts/controlplane (or $METACTL_CONTROLPLANE_BIN and',
-        '$METACTL_KWOK_BIN). A cold build takes about 16 min on 2 cores.',
+        '$METACTL_KWOK_BIN). A cold build takes about 16 min on 2 idle cores, up to an hour on busy ones.',
       ].join('\n')
     )
     .action(async () => {

@@ -4,14 +4,14 @@
  *
  * @module
  */
+import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs'
-import { basename, dirname, join, relative, resolve, sep } from 'node:path'
+import { basename, dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Command } from 'commander'
 import { crdToTypeScript } from '../../sdk/crd-types.js'
 import { CliError } from '../cli-error.js'
 import type { CliIo } from '../cli-io.js'
-import { packageInfo } from '../package-info.js'
 import { crdObject, manifestFiles } from './scaffold-manifests.js'
 import { scaffoldNames } from './scaffold-names.js'
 import type { ScaffoldNames } from './scaffold-names.js'
@@ -56,17 +56,47 @@ export function scaffoldFiles(
  * The metacontroller-ts dependency: a `file:` link when metactl runs from a checkout (the package
  * is not on a registry yet), the version range otherwise.
  */
-function defaultPackageSpec(target: string): string {
-  const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..')
-  if (root.split(sep).includes('node_modules')) return `^${packageInfo().version}`
-  const path = relative(target, root) || '.'
-  return `file:${path.startsWith('.') ? path : `./${path}`}`
+/** This package's root (`src/cli/init` and `dist/cli/init` are both three levels down). */
+function packageRoot(): string {
+  return resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..')
 }
 
-function versions(target: string, spec: string | undefined): ScaffoldVersions {
+/**
+ * Packs this package (as installed, or this checkout: its `files`, `dist/` included) into
+ * `vendor/` of the project, so that the project and its Dockerfile install it from inside the
+ * project: the image builds in its own context, with no registry entry for metacontroller-ts.
+ */
+function vendorPackage(target: string): string {
+  const vendor = join(target, 'vendor')
+  mkdirSync(vendor, { recursive: true })
+  let output: string
+  try {
+    // --ignore-scripts: an installed package has no sources to build; dist/ is already there.
+    output = execFileSync(
+      'npm',
+      ['pack', '--ignore-scripts', '--json', '--pack-destination', vendor],
+      {
+        cwd: packageRoot(),
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }
+    )
+  } catch (error) {
+    const stderr = (error as { stderr?: string }).stderr ?? ''
+    throw new CliError(
+      `could not pack metacontroller-ts into ${vendor} (npm pack): ${stderr.trim().split('\n').at(-1) ?? ''}; ` +
+        'pass --package SPEC to depend on it another way'
+    )
+  }
+  const [packed] = JSON.parse(output) as { filename: string }[]
+  if (packed === undefined) throw new CliError('npm pack wrote no tarball')
+  return `file:vendor/${packed.filename}`
+}
+
+function versions(spec: string): ScaffoldVersions {
   // The versions this package is built and tested with, so a scaffold installs known-good ones.
   return {
-    metacontrollerTs: spec ?? defaultPackageSpec(target),
+    metacontrollerTs: spec,
     typescript: '5.9.3',
     tsx: '4.23.15',
     typesNode: '20.19.43',
@@ -85,7 +115,8 @@ function init(io: CliIo, dir: string, opts: InitOptions): void {
   if (existsSync(target) && readdirSync(target).length > 0 && opts.force !== true) {
     throw new CliError(`${target} is not empty; pick a new directory (or --force to write into it)`)
   }
-  const files = scaffoldFiles(names, versions(target, opts.package))
+  mkdirSync(target, { recursive: true })
+  const files = scaffoldFiles(names, versions(opts.package ?? vendorPackage(target)))
   for (const [path, text] of Object.entries(files)) {
     const file = join(target, path)
     mkdirSync(dirname(file), { recursive: true })
@@ -116,7 +147,7 @@ export function initCommand(io: CliIo): Command {
     .option('--api-version <version>', 'version of the custom resource', 'v1')
     .option(
       '--package <spec>',
-      'npm spec of the metacontroller-ts dependency (default: this checkout as file:, or ^version)'
+      'npm spec of the metacontroller-ts dependency (default: this package, packed into vendor/)'
     )
     .option('--force', 'write into a directory that is not empty')
     .addHelpText(

@@ -98,6 +98,49 @@ export function controllerObject(n: ScaffoldNames): KubeObject {
   }
 }
 
+/** The label that adds a ClusterRole's rules to metacontroller-ts' engine (deploy/manifests). */
+export const AGGREGATE_TO_CONTROLLERS = 'metacontroller-ts.dev/aggregate-to-controllers'
+
+/**
+ * `deploy/rbac.yaml`: what the engine may do to this controller's parents and children, as a
+ * ClusterRole carrying metacontroller-ts' aggregation label (its engine's own role is
+ * least-privilege); upstream Metacontroller's engine may do everything and ignores it.
+ */
+function rbacYaml(n: ScaffoldNames): string {
+  const role = {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRole',
+    metadata: {
+      name: `metacontroller-ts:${n.name}`,
+      labels: { [AGGREGATE_TO_CONTROLLERS]: 'true' },
+    },
+    rules: [
+      {
+        apiGroups: [n.group],
+        resources: [n.plural],
+        verbs: ['get', 'list', 'watch', 'update', 'patch'],
+      },
+      {
+        apiGroups: [n.group],
+        resources: [`${n.plural}/status`],
+        verbs: ['get', 'update', 'patch'],
+      },
+      {
+        apiGroups: [''],
+        resources: ['configmaps'],
+        verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
+      },
+    ],
+  }
+  return (
+    '# What the engine may do to the parents and children of this controller. The label adds these\n' +
+    "# rules to metacontroller-ts' engine (its ClusterRole metacontroller-ts:controllers aggregates\n" +
+    "# every ClusterRole labelled so); upstream Metacontroller's engine may already do everything.\n" +
+    '# Add a rule here for every child type you add to deploy/controller.yaml.\n' +
+    yaml(role)
+  )
+}
+
 /** Every manifest file, by path. */
 export function manifestFiles(n: ScaffoldNames): Record<string, string> {
   const labels = { 'app.kubernetes.io/name': `${n.name}-hook` }
@@ -138,13 +181,14 @@ export function manifestFiles(n: ScaffoldNames): Record<string, string> {
     spec: { message: 'Hello from metacontroller-ts', replicas: 2 },
   }
   return {
+    'deploy/rbac.yaml': rbacYaml(n),
     'deploy/crd.yaml': yaml(crdObject(n)),
     'deploy/controller.yaml': yaml(controllerObject(n)),
     'deploy/hook.yaml': yaml(deployment, service),
     'deploy/kustomization.yaml': yaml({
       apiVersion: 'kustomize.config.k8s.io/v1beta1',
       kind: 'Kustomization',
-      resources: ['crd.yaml', 'controller.yaml', 'hook.yaml'],
+      resources: ['crd.yaml', 'rbac.yaml', 'controller.yaml', 'hook.yaml'],
     }),
     'deploy/samples/hello.yaml': yaml(sample),
   }

@@ -8,7 +8,7 @@ import type { ScaffoldNames } from './scaffold-names.js'
 
 /** Versions the scaffold pins: the ones this package builds and tests with. */
 export interface ScaffoldVersions {
-  /** npm spec of metacontroller-ts (`^0.1.0`, `file:../metacontroller-ts`). */
+  /** npm spec of metacontroller-ts (`file:vendor/metacontroller-ts-0.1.0.tgz`, `^0.1.0`). */
   readonly metacontrollerTs: string
   readonly typescript: string
   readonly tsx: string
@@ -75,9 +75,12 @@ export function dockerFiles(): Record<string, string> {
     Dockerfile: `# The hook as a container image: docker build -t <name>-hook:dev .
 # Two stages: the build compiles TypeScript; the runtime holds dist/, production dependencies
 # and the CRD (for the parent validation in src/server.ts), and runs as an unprivileged user.
+# metacontroller-ts comes from vendor/ (packed there by metactl init), so the build needs nothing
+# outside this directory.
 FROM node:24-alpine AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY vendor ./vendor
 RUN npm ci
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
@@ -120,6 +123,8 @@ npx metactl tree ${n.kind.toLowerCase()}/hello
 | \`deploy/crd.yaml\` | the CRD: structural schema, validation, status, printer columns |
 | \`deploy/controller.yaml\` | the CompositeController; its webhook is the hook's Service |
 | \`deploy/hook.yaml\`, \`deploy/kustomization.yaml\` | the hook's Deployment and Service; \`kubectl apply -k deploy\` |
+| \`deploy/rbac.yaml\` | what the engine may do to the parents and children (aggregated into metacontroller-ts' engine role) |
+| \`vendor/\` | metacontroller-ts, packed by \`metactl init\` (the Dockerfile installs it from here) |
 | \`src/types.ts\` | the ${n.kind} types, generated from the CRD: \`npm run types\` after changing it |
 | \`src/hook.ts\` | the sync hook |
 | \`src/server.ts\` | the hook as a webhook (\`PORT\`, \`HOST\`), for the image |
@@ -134,8 +139,11 @@ your own instead (kind, k3d, any): \`METACTL_USE_EXISTING_CLUSTER=1 npm test\` (
 \`npx metactl dev --kubeconfig FILE --context NAME\`. \`METACTL_SKIP_CLUSTER_TESTS=1 npm test\` skips
 the cluster test.
 
-In a cluster: install the Metacontroller CRDs and an engine (metacontroller-ts' \`deploy/\`, or
-upstream Metacontroller), build and load the image (\`docker build -t ${n.name}-hook:dev .\`), then
-\`kubectl apply -k deploy\`.
+In a cluster: install an engine (metacontroller-ts' \`deploy/manifests\`, or upstream
+Metacontroller), build and load the image (\`docker build -t ${n.name}-hook:dev .\`; metacontroller-ts
+comes from \`vendor/\`, so the build needs nothing outside this directory: commit \`vendor/\`), then
+\`kubectl apply -k deploy\`. \`deploy/rbac.yaml\` grants metacontroller-ts' engine its rights on
+your parents and children (add a rule when you add a child type). See metacontroller-ts'
+docs/deploy-your-controller.md.
 `
 }
