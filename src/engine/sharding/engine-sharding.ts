@@ -108,25 +108,8 @@ export function startEngineSharding(
       )
     }
   )
-  const { field, metrics } = options
   return {
-    shard: {
-      owns: (parent) => membership.owns(fnv1a64(shardValue(field, parent.metadata))),
-      register: (participant) => {
-        participants.add(participant)
-        return () => participants.delete(participant)
-      },
-      ...(metrics === undefined
-        ? {}
-        : {
-            dropped: (controller: string, count: number) => {
-              metrics.dropped(controller, count)
-            },
-            owned: (controller: string, count: number) => {
-              metrics.owned(controller, count)
-            },
-          }),
-    },
+    shard: parentShard(membership, participants, options),
     leadership: { leading, canWrite: () => membership.canWrite() },
     identity: membership.identity,
     membership,
@@ -138,6 +121,31 @@ export function startEngineSharding(
       await membership.release()
       await transport.close()
     },
+  }
+}
+
+/** The parent loops' view of the ring: which parents this replica owns, and who drains. */
+function parentShard(
+  membership: RingMembership,
+  participants: Set<ShardParticipant>,
+  { field, metrics }: EngineShardingOptions
+): EngineSharding['shard'] {
+  return {
+    owns: (parent) => membership.owns(fnv1a64(shardValue(field, parent.metadata))),
+    register: (participant) => {
+      participants.add(participant)
+      return () => participants.delete(participant)
+    },
+    ...(metrics === undefined
+      ? {}
+      : {
+          dropped: (controller: string, count: number) => {
+            metrics.dropped(controller, count)
+          },
+          owned: (controller: string, count: number) => {
+            metrics.owned(controller, count)
+          },
+        }),
   }
 }
 
