@@ -36,10 +36,10 @@ describe('metactl completion', () => {
       'metactl tree --name',
     ])
     assert.deepEqual(out, [
-      'run render cluster init dev tree types version completion',
+      'run render cluster init dev ring tree types version completion',
       'cluster',
-      'up status down',
-      '--dir --crd --port --nodes --help',
+      'install up status down',
+      '--dir --crd --port --nodes --runtime --feature-gates --audit-log --help',
       'yaml json',
       'bash zsh fish',
       '--namespace',
