@@ -23,6 +23,7 @@ import { ConflictError, NotFoundError, AlreadyExistsError } from '../kube/api-er
 import type { DynamicClient, ResourceRef } from '../kube/dynamic-client.js'
 import type { Logger } from './logger.js'
 import { silentLogger } from './logger.js'
+import { abortableSleep } from './abortable-sleep.js'
 
 /** Refuses a write of a replica that does not lead. */
 export class NotLeaderError extends Error {
@@ -165,7 +166,7 @@ export class LeaderElector {
       this.#wake = () => {
         wake.abort()
       }
-      await sleep(jittered(this.#retryMs), AbortSignal.any([signal, wake.signal]))
+      await abortableSleep(jittered(this.#retryMs), AbortSignal.any([signal, wake.signal]))
       this.#wake = undefined
     }
     if (isAborted(signal)) return 'stopped'
@@ -181,7 +182,7 @@ export class LeaderElector {
   async #renewLoop(signal: AbortSignal, acquiredAt: number): Promise<string> {
     let lastRenew = acquiredAt
     while (!signal.aborted) {
-      await sleep(this.#retryMs, signal)
+      await abortableSleep(this.#retryMs, signal)
       if (isAborted(signal)) break
       // The deadline counts from when the last successful renewal was *sent*, so the lease a
       // successor computes from it always outlives this leader's writes.
@@ -347,19 +348,6 @@ function checkDurations(leaseMs: number, renewMs: number, retryMs: number): void
 /** client-go's `wait.Jitter(retryPeriod, 1.2)`: up to 120 % on top. */
 function jittered(ms: number): number {
   return ms * (1 + 1.2 * Math.random())
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve()
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms)
-    function done(): void {
-      clearTimeout(timer)
-      signal.removeEventListener('abort', done)
-      resolve()
-    }
-    signal.addEventListener('abort', done, { once: true })
-  })
 }
 
 // `signal.aborted` changes while the loops await; a call keeps the compiler from narrowing it.

@@ -33,6 +33,7 @@ import { HashRing } from './hash-ring.js'
 import { MemberTable, viewId } from './member-table.js'
 import type { MemberRecord } from './member-table.js'
 import { RingOwnership } from './ring-ownership.js'
+import { abortableSleep } from '../abortable-sleep.js'
 
 /** The label naming the ring a member Lease belongs to. */
 export const RING_LABEL = 'metacontroller.io/ring'
@@ -184,7 +185,7 @@ export class RingMembership {
       this.#wake = () => {
         wake.abort()
       }
-      await sleep(this.#retryMs, AbortSignal.any([signal, wake.signal]))
+      await abortableSleep(this.#retryMs, AbortSignal.any([signal, wake.signal]))
       this.#wake = undefined
     }
     return 'stopped'
@@ -357,17 +358,4 @@ export class RingMembership {
 // `signal.aborted` changes while the loop awaits; a call keeps the compiler from narrowing it.
 function isAborted(signal: AbortSignal): boolean {
   return signal.aborted
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve()
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms)
-    function done(): void {
-      clearTimeout(timer)
-      signal.removeEventListener('abort', done)
-      resolve()
-    }
-    signal.addEventListener('abort', done, { once: true })
-  })
 }
