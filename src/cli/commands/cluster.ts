@@ -17,6 +17,7 @@ import { DynamicClient } from '../../kube/dynamic-client.js'
 import { isNodeReady, NODES } from '../../cluster/simulated-nodes.js'
 import { startRealNodeCluster } from '../../cluster/real-node/start-real-node-cluster.js'
 import { stopRealNodeCluster } from '../../cluster/real-node/stop-real-node-cluster.js'
+import { removeVolumes } from '../../cluster/host-path-storage.js'
 import { readRealNodeState } from '../../cluster/real-node/real-node-state.js'
 import { realNodeLayout } from '../../cluster/real-node/real-node-layout.js'
 import { CliError } from '../cli-error.js'
@@ -215,6 +216,8 @@ async function down(io: CliIo, opts: { dir: string }): Promise<void> {
   if (left.length > 0) {
     throw new CliError(`could not stop: ${left.map((p) => `${p.name} ${p.pid}`).join(', ')}`)
   }
+  const kept = removeVolumes(dir)
+  if (kept.length > 0) throw new CliError(`could not remove: ${kept.join(', ')}`)
 }
 
 async function downRealNode(io: CliIo, dir: string): Promise<void> {

@@ -13,6 +13,7 @@ import { findControlPlaneBinaries } from '../control-plane-binaries.js'
 import { ManagedProcess } from '../managed-process.js'
 import type { RecordedProcess } from '../control-plane-state.js'
 import { waitFor } from '../../runtime/wait-for.js'
+import { bindVolumes } from '../host-path-storage.js'
 import { createCgroupRoot, hostCgroupV1Mounts } from './cgroup-root.js'
 import { ensureClusterPki } from './cluster-pki.js'
 import { readCreatedDirs, writeCreatedDirs } from './created-dirs-registry.js'
@@ -115,6 +116,8 @@ async function supervise(options: SupervisorOptions): Promise<void> {
   writeRealNodeState(layout.stateFile, state)
   state = { ...state, createdDirs: mountPrivateDirs() }
   writeCreatedDirs([...readCreatedDirs(), ...state.createdDirs])
+  // The host-path provisioner's volumes, where the kubelet and runc resolve them too.
+  bindVolumes(options.dir)
   createCgroupRoot(layout.cgroupRoot, cgroupMounts)
   writeRealNodeState(layout.stateFile, state)
   const record = (proc: ManagedProcess): void => {
@@ -139,6 +142,7 @@ async function supervise(options: SupervisorOptions): Promise<void> {
       caFile: pki.caFile,
     },
     onProgress: log,
+    volumesMount: 'caller',
   })
   const forwarder = forwarderCommand(
     `unix:${layout.apiServerSocket}`,
