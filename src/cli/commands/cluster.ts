@@ -45,6 +45,7 @@ interface UpOptions {
   readonly runtime: string
   readonly featureGates?: string
   readonly auditLog?: string
+  readonly image: string[]
 }
 
 async function up(io: CliIo, opts: UpOptions): Promise<void> {
@@ -66,6 +67,9 @@ async function up(io: CliIo, opts: UpOptions): Promise<void> {
   }
   if (opts.runtime !== 'kwok') {
     throw new CliError(`--runtime must be kwok or containerd, got "${opts.runtime}"`)
+  }
+  if (opts.image.length > 0) {
+    throw new CliError('--image needs --runtime containerd: simulated nodes run no images')
   }
   const binaries = findControlPlaneBinaries()
   io.err(`Starting a local control plane in ${dir}`)
@@ -106,6 +110,7 @@ async function upRealNode(io: CliIo, dir: string, opts: UpOptions): Promise<void
     dir,
     crds: opts.crd,
     simulatedNodes: parseNodes(opts.nodes ?? '0'),
+    images: opts.image,
     ...(opts.port === undefined ? {} : { apiServerPort: parsePort(opts.port) }),
     onProgress: (message) => {
       io.err(`  ${message}`)
@@ -280,6 +285,13 @@ export function clusterCommand(io: CliIo, setExitCode: (code: number) => void): 
       'kube-apiserver feature gates, e.g. ShardedListAndWatch=true (comma-separated)'
     )
     .option('--audit-log <path>', "write kube-apiserver's audit log of writes (JSON lines) here")
+    .option(
+      '--image <archive>',
+      'with --runtime containerd: an image archive to import and serve to Always pulls ' +
+        '(repeatable; e.g. from tools/node/example-images.sh)',
+      collect,
+      []
+    )
     .action(async (opts: UpOptions) => {
       await up(io, opts)
     })
