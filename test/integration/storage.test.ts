@@ -144,7 +144,7 @@ describe('storage (default StorageClass, host-path provisioner)', () => {
     await waitFor(
       async () => {
         try {
-          await client().get(PVS, volume.metadata.name)
+          await client().get(PVS, volume.metadata.name ?? '')
           return false
         } catch (error) {
           if (error instanceof NotFoundError) return !existsSync(onDisk)
