@@ -72,6 +72,12 @@ describe('metactl cluster', () => {
     assert.match(stderr, /--nodes must be an integer from 0 to 256, got "two"/)
   })
 
+  it('refuses --image on simulated nodes, which run no images', async () => {
+    const { code, stderr } = await metactl(['cluster', 'up', '--dir', dir, '--image', 'x.tar'])
+    assert.equal(code, 1)
+    assert.match(stderr, /--image needs --runtime containerd/)
+  })
+
   it('names the missing binaries and the command that installs them', async () => {
     const empty = mkdtempSync(join(tmpdir(), 'metactl-nobin-'))
     try {
