@@ -12,6 +12,7 @@
 // through `--hook-address`, as the Service would. Needs root, `make node` and `make examples`.
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
+import { existsSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
@@ -43,7 +44,12 @@ function exampleImages(env: NodeJS.ProcessEnv = process.env): string[] {
       'controlplane',
       'example-images-nginx-deb12-busybox-jsonnetd-1'
     )
-  return ['nginx.tar', 'busybox.tar', 'jsonnetd.tar'].map((a) => join(dir, a))
+  const archives = ['nginx.tar', 'busybox.tar', 'jsonnetd.tar'].map((a) => join(dir, a))
+  const missing = archives.filter((a) => !existsSync(a))
+  if (missing.length > 0) {
+    throw new Error(`${missing.join(', ')} missing: run \`make examples\` first`)
+  }
+  return archives
 }
 
 /** Runs an example's own test.sh in its directory; resolves with its exit code and output. */
