@@ -13,13 +13,19 @@ import { parseCompositeControllerSpec } from '../../api/composite-controller-spe
 import { parseDecoratorControllerSpec } from '../../api/decorator-controller-spec.js'
 import { CliError } from '../cli-error.js'
 import type { CliIo } from '../cli-io.js'
-import { formatCompositeJson, formatCompositeText, renderComposite } from './render-composite.js'
-import { formatDecoratorJson, formatDecoratorText, renderDecorator } from './render-decorator.js'
+import { renderComposite } from './render-composite.js'
+import { renderDecorator } from './render-decorator.js'
 import { formatDiff } from './render-diff.js'
-import { messageOf, readObjects } from './render-support.js'
-import type { RenderOptions } from './render-support.js'
+import { messageOf, readObjects } from './render-inputs.js'
+import type { RenderOptions } from './render-inputs.js'
+import {
+  formatCompositeJson,
+  formatCompositeText,
+  formatDecoratorJson,
+  formatDecoratorText,
+} from './render-print.js'
 
-export { RENDER_PARENT_UID } from './render-support.js'
+export { RENDER_PARENT_UID } from './render-inputs.js'
 
 const KINDS = ['CompositeController', 'DecoratorController']
 
@@ -63,17 +69,17 @@ async function render(io: CliIo, opts: RenderOptions): Promise<void> {
   if (object.kind === 'DecoratorController') {
     const spec = parseSpec(opts.controller, object, parseDecoratorControllerSpec)
     const result = await renderDecorator(opts, { object, spec }, warn)
-    if (opts.diff === true) for (const line of formatDiff(result.plan, result.fresh)) io.out(line)
+    if (opts.diff === true) for (const line of formatDiff(result.printed.entries)) io.out(line)
     else if (opts.output === 'json') io.out(formatDecoratorJson(result))
     else for (const line of formatDecoratorText(result)) io.out(line)
-    failed = result.plan.failed.length
+    failed = result.printed.entries.filter((e) => e.op === 'fail').length
   } else {
     const spec = parseSpec(opts.controller, object, parseCompositeControllerSpec)
     const result = await renderComposite(opts, { object, spec }, warn)
-    if (opts.diff === true) for (const line of formatDiff(result.plan, result.fresh)) io.out(line)
+    if (opts.diff === true) for (const line of formatDiff(result.printed.entries)) io.out(line)
     else if (opts.output === 'json') io.out(formatCompositeJson(result))
     else for (const line of formatCompositeText(result)) io.out(line)
-    failed = result.plan.failed.length
+    failed = result.printed.entries.filter((e) => e.op === 'fail').length
   }
   if (failed > 0) {
     throw new CliError(

@@ -1,0 +1,244 @@
+/**
+ * How `metactl render` runs the engine: the very pipeline `metactl run` runs ({@link runSync}
+ * with the controller kind's strategy), over an in-memory cluster seeded from the files given,
+ * through a {@link WriteRecorder}. What it prints comes from what this run captured: the hook's
+ * answer, the engine's plan and the writes the engine made.
+ *
+ * @module
+ */
+import type { KubeObject } from '../../core/kube-object.js'
+import { objectKey } from '../../core/object-key.js'
+import type { ResourceRef } from '../../kube/dynamic-client.js'
+import type { ObjectClient } from '../../kube/object-client.js'
+import { silentLogger } from '../../runtime/logger.js'
+import { ObjectStore } from '../../runtime/object-store.js'
+import type { ObjectReader } from '../../runtime/object-store.js'
+import { InvalidDesiredChildError } from '../../api/desired-children.js'
+import type { EventSink } from '../../engine/events/event-recorder.js'
+import type { SyncPlan } from '../../engine/sync/plan-sync.js'
+import { runSync } from '../../engine/sync/run-sync.js'
+import type { SyncAnswer, SyncResponse, SyncStrategy } from '../../engine/sync/run-sync.js'
+import { WriteRecorder } from '../../engine/sync/write-recorder.js'
+import type { RecordedWrite } from '../../engine/sync/write-recorder.js'
+import { FakeCluster } from '../../in-memory/fake-cluster.js'
+import { CliError } from '../cli-error.js'
+import { messageOf } from './render-inputs.js'
+
+/** Events a render's sync asks for go nowhere: there is no cluster to record them in. */
+export const NO_EVENTS: EventSink = { record: () => undefined }
+
+/** What one render captured of the engine's pipeline. */
+export interface PipelineRun<Observed, Answer> {
+  readonly observed: Observed
+  readonly answer: Answer
+  readonly plan: SyncPlan
+  /** The parent as the apply step got it (after the finalizer step). */
+  readonly parent: KubeObject
+  /** The writes of the apply step; the claim and finalizer writes before it are left out. */
+  readonly writes: readonly RecordedWrite[]
+  /** The creates of the next sync, which creates anew what this one deleted to recreate. */
+  readonly next: readonly RecordedWrite[]
+  /** What the apply step failed with (children that cannot be written), when it did. */
+  readonly failure?: unknown
+}
+
+/** What {@link runPipeline} runs. */
+export interface RenderPipeline<
+  Observed,
+  Request,
+  Response extends SyncResponse,
+  Answer extends SyncAnswer<Response>,
+> {
+  readonly cluster: FakeCluster
+  readonly parentRef: ResourceRef
+  readonly parent: KubeObject
+  /** The hook, for messages. */
+  readonly hook: string
+  /** What the answer holds: `children` or `attachments`, for messages. */
+  readonly noun: string
+  /** The kind's strategy over this client, with caches read from the cluster as it is now. */
+  strategy(client: ObjectClient): SyncStrategy<Observed, Request, Response, Answer>
+  /** Called once with what was observed, before the hook is asked. */
+  observed?(parent: KubeObject, observed: Observed): void
+  /** Called with the answer before the plan (guessed kinds are corrected there). */
+  answered?(answer: Answer): void
+}
+
+/** Builds a cache of one resource from the cluster's objects, as an informer would hold it. */
+export function cacheOf(cluster: FakeCluster, ref: ResourceRef): ObjectReader {
+  const store = new ObjectStore()
+  for (const object of cluster.objects(ref)) store.upsert(object)
+  return store
+}
+
+/** Seeds a cluster with the parent and every other object given, by resource. */
+export function seedCluster(
+  parentRef: ResourceRef,
+  parent: KubeObject,
+  objects: Iterable<readonly [ResourceRef, readonly KubeObject[]]>
+): FakeCluster {
+  const cluster = new FakeCluster()
+  cluster.seed(parentRef, parent)
+  for (const [ref, list] of objects) for (const object of list) cluster.seed(ref, object)
+  return cluster
+}
+
+/**
+ * The parent as the engine sees it once it is being deleted while the controller's finalizer
+ * holds it: what makes the pipeline call the finalize hook (`--finalizing`).
+ */
+export function asDeleting(parent: KubeObject, finalizer: string): KubeObject {
+  const deleting = structuredClone(parent)
+  const metadata = deleting.metadata
+  metadata.deletionTimestamp ??= new Date().toISOString().replace(/\.\d+Z$/, 'Z')
+  const finalizers = metadata.finalizers ?? []
+  if (!finalizers.includes(finalizer)) metadata.finalizers = [...finalizers, finalizer]
+  return deleting
+}
+
+interface Capture<Observed, Answer> {
+  observed?: Observed
+  answer?: Answer
+  plan?: SyncPlan
+  parent?: KubeObject
+  mark?: number
+}
+
+/** The strategy with each step's result captured, and hook and answer errors made CLI errors. */
+function capturing<
+  Observed,
+  Request,
+  Response extends SyncResponse,
+  Answer extends SyncAnswer<Response>,
+>(
+  pipeline: RenderPipeline<Observed, Request, Response, Answer>,
+  strategy: SyncStrategy<Observed, Request, Response, Answer>,
+  recorder: WriteRecorder,
+  capture: Capture<Observed, Answer>
+): SyncStrategy<Observed, Request, Response, Answer> {
+  return {
+    ...strategy,
+    observe: async (parent, signal) => {
+      const observed = await strategy.observe(parent, signal)
+      capture.observed = observed
+      pipeline.observed?.(parent, observed)
+      return observed
+    },
+    ask: async (parent, observed, hook, call, signal) => {
+      let answer: Answer
+      try {
+        answer = await strategy.ask(parent, observed, hook, call, signal)
+      } catch (error) {
+        if (error instanceof CliError) throw error
+        throw new CliError(`${pipeline.hook} failed: ${messageOf(error)}`)
+      }
+      capture.answer = answer
+      return answer
+    },
+    plan: (parent, observed, answer) => {
+      pipeline.answered?.(answer)
+      try {
+        capture.plan = strategy.plan(parent, observed, answer)
+      } catch (error) {
+        if (!(error instanceof InvalidDesiredChildError)) throw error
+        throw new CliError(`${pipeline.hook} returned invalid ${pipeline.noun}: ${error.message}`)
+      }
+      return capture.plan
+    },
+    apply: (outcome, signal, log) => {
+      capture.parent = outcome.parent
+      capture.mark = recorder.mark()
+      return strategy.apply(outcome, signal, log)
+    },
+  }
+}
+
+/** Runs one sync; an error of the apply step is returned, any other thrown. */
+async function syncOnce<
+  Observed,
+  Request,
+  Response extends SyncResponse,
+  Answer extends SyncAnswer<Response>,
+>(
+  strategy: SyncStrategy<Observed, Request, Response, Answer>,
+  parent: KubeObject,
+  capture: Capture<Observed, Answer>
+): Promise<unknown> {
+  const signal = new AbortController().signal
+  try {
+    await runSync(strategy, parent, signal, silentLogger)
+    return undefined
+  } catch (error) {
+    if (capture.mark !== undefined) return error
+    if (error instanceof CliError) throw error
+    throw new CliError(`cannot render: ${messageOf(error)}`)
+  }
+}
+
+/**
+ * The creates of the sync after this one, which gets the same answer (the hook is not asked
+ * again) without the rollout, whose revisions this one wrote.
+ */
+async function nextCreates<
+  Observed,
+  Request,
+  Response extends SyncResponse,
+  Answer extends SyncAnswer<Response>,
+>(
+  pipeline: RenderPipeline<Observed, Request, Response, Answer>,
+  answer: Answer
+): Promise<RecordedWrite[]> {
+  const { parentRef, parent } = pipeline
+  const name = parent.metadata.name ?? ''
+  const current = pipeline.cluster.peek(parentRef, name, parent.metadata.namespace)
+  if (current === undefined) return []
+  const recorder = new WriteRecorder(pipeline.cluster)
+  const strategy = pipeline.strategy(recorder)
+  // Both kinds' answers are the response plus what the kind adds (a rollout): the response alone.
+  const again = { response: answer.response } as Answer
+  try {
+    await runSync(
+      { ...strategy, ask: () => Promise.resolve(again) },
+      current,
+      new AbortController().signal,
+      silentLogger
+    )
+  } catch {
+    // What this sync cannot write, the first one already reported.
+  }
+  return recorder.writes.filter((w) => w.method === 'create' && w.error === undefined)
+}
+
+/**
+ * Runs the engine's pipeline for the seeded parent, and, when it deleted children to recreate
+ * them, the next sync too (with the same answer), for the objects it creates.
+ */
+export async function runPipeline<
+  Observed,
+  Request,
+  Response extends SyncResponse,
+  Answer extends SyncAnswer<Response>,
+>(
+  pipeline: RenderPipeline<Observed, Request, Response, Answer>
+): Promise<PipelineRun<Observed, Answer>> {
+  const recorder = new WriteRecorder(pipeline.cluster)
+  const capture: Capture<Observed, Answer> = {}
+  const strategy = capturing(pipeline, pipeline.strategy(recorder), recorder, capture)
+  const failure = await syncOnce(strategy, pipeline.parent, capture)
+  const { observed, answer, plan, parent, mark } = capture
+  if (observed === undefined || answer === undefined || plan === undefined) {
+    throw new CliError(
+      `the engine would not sync ${objectKey(pipeline.parent)}: it is out of its scope`
+    )
+  }
+  const recreates = plan.children.recreate.length > 0 && failure === undefined
+  return {
+    observed,
+    answer,
+    plan,
+    parent: parent ?? pipeline.parent,
+    writes: mark === undefined ? [] : recorder.since(mark),
+    next: recreates ? await nextCreates(pipeline, answer) : [],
+    ...(failure === undefined ? {} : { failure }),
+  }
+}
