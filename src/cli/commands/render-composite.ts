@@ -30,7 +30,9 @@ import { CliError } from '../cli-error.js'
 import {
   correctGuesses,
   describeObject,
-  offlineResource,
+  checkParentSchema,
+  parentResourceOf,
+  readCrds,
   readObjects,
   readParentObject,
   resolveRules,
@@ -117,16 +119,13 @@ function offlineController(
   parent: KubeObject,
   rules: readonly ResolvedRule[],
   hooks: CompositeController['hooks'],
-  finalizing: boolean
+  finalizing: boolean,
+  crds: readonly KubeObject[]
 ): CompositeController {
   return {
     object: { ...object, status: object['status'] ?? {} },
     spec,
-    parent: offlineResource(
-      spec.parentResource.apiVersion,
-      spec.parentResource.resource,
-      parent.kind
-    ),
+    parent: parentResourceOf(spec.parentResource.resource, parent, crds),
     get children() {
       return rules.map((rule) => ({
         info: resourceOf(rule),
@@ -162,11 +161,19 @@ export async function renderComposite(
   // ControllerRevisions are the rollout's input, not children.
   const revisions = files.filter((f) => isControllerRevision(f.object)).map((f) => f.object)
   const children = files.filter((f) => !isControllerRevision(f.object))
-  const { rules, byRule } = resolveRules(spec.childResources, 'childResources', parent, children)
+  const crds = readCrds(opts.crd ?? [])
+  checkParentSchema(parent, crds)
+  const { rules, byRule } = resolveRules(
+    spec.childResources,
+    'childResources',
+    parent,
+    children,
+    crds
+  )
   const finalizing = opts.finalizing === true
   warnOffline(spec, finalizing, warn)
   const hooks = await renderHooks(opts, spec.hooks, compositeHooks(spec), warn)
-  const cc = offlineController(object, spec, parent, rules, hooks.hooks, finalizing)
+  const cc = offlineController(object, spec, parent, rules, hooks.hooks, finalizing, crds)
   const seeded = finalizing ? asDeleting(parent, cc.finalizer) : parent
   const cluster = seedCluster(cc.parent.ref, seeded, [
     ...[...byRule].map(([rule, list]) => [resourceOf(rule).ref, list] as const),

@@ -24,7 +24,9 @@ import type { DecoratorHook } from '../../sdk/hook-types.js'
 import {
   correctGuesses,
   describeObject,
-  offlineResource,
+  checkParentSchema,
+  parentResourceOf,
+  readCrds,
   readObjects,
   readParentObject,
   resolveRules,
@@ -84,10 +86,14 @@ function checkTargetInScope(
 }
 
 /** The resource of the target: its rule's, with the target's kind. */
-function targetResource(spec: DecoratorControllerSpec, target: KubeObject): ResourceInfo {
+function targetResource(
+  spec: DecoratorControllerSpec,
+  target: KubeObject,
+  crds: readonly KubeObject[]
+): ResourceInfo {
   const sameVersion = spec.resources.filter((r) => r.apiVersion === target.apiVersion)
   const rule = sameVersion.find((r) => isResourceOf(target.kind, r.resource)) ?? sameVersion[0]
-  return offlineResource(target.apiVersion, rule?.resource ?? '', target.kind)
+  return parentResourceOf(rule?.resource ?? '', target, crds)
 }
 
 /** The DecoratorController as the strategy takes it; its rules' kinds may still be corrected. */
@@ -150,11 +156,13 @@ export async function renderDecorator(
     warn
   )
   checkTargetInScope(spec, target, warn)
-  const { rules, byRule } = resolveRules(spec.attachments, 'attachments', target, files)
+  const crds = readCrds(opts.crd ?? [])
+  checkParentSchema(target, crds)
+  const { rules, byRule } = resolveRules(spec.attachments, 'attachments', target, files, crds)
   const finalizing = opts.finalizing === true
   const hooks = await renderHooks(opts, spec.hooks, decoratorHooks(spec), warn)
   const dc = offlineDecorator(object, spec, rules, hooks.hooks, finalizing)
-  const info = targetResource(spec, target)
+  const info = targetResource(spec, target, crds)
   const seeded = finalizing ? asDeleting(target, dc.finalizer) : target
   const cluster = seedCluster(
     info.ref,

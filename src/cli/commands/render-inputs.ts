@@ -19,6 +19,8 @@ import { gvkKey } from '../../api/hook-model.js'
 import { isClusterScoped, isResourceOf, kindOf } from '../../api/resource-names.js'
 import type { ResourceInfo } from '../../kube/resource-map.js'
 import { parseManifests } from '../../cluster/install-crds.js'
+import { crdVersionSchema } from '../../sdk/crd-schema.js'
+import { validateAgainstSchema } from '../../sdk/schema-validation.js'
 import { CliError } from '../cli-error.js'
 
 /** The UID `metactl render` gives a parent that has none and whose children name none. */
@@ -47,7 +49,9 @@ export interface ResolvedRule {
   readonly index: number
   kind: string
   /** Where the kind came from; a guessed kind may be corrected by the hook's answer. */
-  source: 'observed' | 'well-known' | 'guessed' | 'desired'
+  source: 'observed' | 'crd' | 'well-known' | 'guessed' | 'desired'
+  /** The scope a `--crd` gives; else well-known kinds' scope, and namespaced for the rest. */
+  namespaced?: boolean
 }
 
 /** The message of an error, or the value as text. */
@@ -175,7 +179,80 @@ export function offlineResource(apiVersion: string, resource: string, kind: stri
 
 /** The resource of a resolved rule. */
 export function resourceOf(rule: ResolvedRule): ResourceInfo {
-  return offlineResource(rule.rule.apiVersion, rule.rule.resource, rule.kind)
+  const info = offlineResource(rule.rule.apiVersion, rule.rule.resource, rule.kind)
+  const { namespaced } = rule
+  return namespaced === undefined ? info : { ...info, ref: { ...info.ref, namespaced } }
+}
+
+/**
+ * The resource of the parent (a decorator's target): namespaced as its `--crd` says, else when
+ * the sample has a namespace.
+ */
+export function parentResourceOf(
+  resource: string,
+  parent: KubeObject,
+  crds: readonly KubeObject[]
+): ResourceInfo {
+  const info = offlineResource(parent.apiVersion, resource, parent.kind)
+  const group = info.ref.group
+  const crd = crds.map(crdNames).find((n) => n?.group === group && n.plural === resource)
+  const namespaced = crd?.namespaced ?? (parent.metadata.namespace ?? '') !== ''
+  return { ...info, ref: { ...info.ref, namespaced } }
+}
+
+/** What a CustomResourceDefinition says of its resource. */
+interface CrdNames {
+  readonly group: string
+  readonly plural: string
+  readonly kind: string
+  readonly namespaced: boolean
+}
+
+function crdNames(crd: KubeObject): CrdNames | undefined {
+  const spec = crd['spec']
+  if (!isJsonObject(spec) || !isJsonObject(spec['names'])) return undefined
+  const { group, scope } = spec
+  const { plural, kind } = spec['names']
+  if (typeof group !== 'string' || typeof plural !== 'string' || typeof kind !== 'string')
+    return undefined
+  return { group, plural, kind, namespaced: scope !== 'Cluster' }
+}
+
+/** Reads the CustomResourceDefinitions of `--crd` files. */
+export function readCrds(paths: readonly string[]): KubeObject[] {
+  return paths.flatMap((path) =>
+    readObjects('--crd', path).filter((o) => o.kind === 'CustomResourceDefinition')
+  )
+}
+
+/**
+ * Checks the parent against its CRD's schema, as the API server would on create; a violation is
+ * an error worded as the API server's (`Kind.group "name" is invalid: field: reason`).
+ */
+export function checkParentSchema(parent: KubeObject, crds: readonly KubeObject[]): void {
+  const group = groupOf(parent.apiVersion)
+  const crd = crds.find((c) => {
+    const names = crdNames(c)
+    return names?.group === group && names.kind === parent.kind
+  })
+  if (crd === undefined) {
+    if (crds.length > 0)
+      throw new CliError(`--crd: no CustomResourceDefinition of ${parent.kind}.${group} given`)
+    return
+  }
+  const version = parent.apiVersion.slice(group.length + 1)
+  let violations
+  try {
+    violations = validateAgainstSchema(parent, crdVersionSchema(crd, version).schema)
+  } catch (error) {
+    throw new CliError(`--crd: ${messageOf(error)}`)
+  }
+  if (violations.length === 0) return
+  const causes = violations.map((v) => `${v.path}: ${v.message}`)
+  const list = causes.length === 1 ? (causes[0] ?? '') : `[${causes.join(', ')}]`
+  throw new CliError(
+    `--parent: ${parent.kind}.${group} "${parent.metadata.name ?? ''}" is invalid: ${list}`
+  )
 }
 
 function describeRule(rule: ResolvedRule): string {
@@ -217,7 +294,8 @@ export function resolveRules(
   declared: readonly ResolvedRule['rule'][],
   field: RuleField,
   parent: KubeObject,
-  observed: readonly { readonly object: KubeObject; readonly file: string }[]
+  observed: readonly { readonly object: KubeObject; readonly file: string }[],
+  crds: readonly KubeObject[] = []
 ): { rules: ResolvedRule[]; byRule: Map<ResolvedRule, KubeObject[]> } {
   const rules: ResolvedRule[] = declared.map((rule, index) => ({
     rule,
@@ -226,6 +304,13 @@ export function resolveRules(
     kind: '',
     source: 'guessed',
   }))
+  for (const rule of rules) {
+    const names = crds
+      .map(crdNames)
+      .find((n) => n?.group === groupOf(rule.rule.apiVersion) && n.plural === rule.rule.resource)
+    if (names === undefined) continue
+    Object.assign(rule, { kind: names.kind, source: 'crd', namespaced: names.namespaced })
+  }
   const byRule = new Map(rules.map((rule) => [rule, [] as KubeObject[]]))
   const seen = new Set<string>()
   for (const { object, file } of observed) {
@@ -242,7 +327,7 @@ export function resolveRules(
     byRule.get(rule)?.push(child)
   }
   for (const rule of rules) {
-    if (rule.source === 'observed') continue
+    if (rule.source === 'observed' || rule.source === 'crd') continue
     const { kind, guessed } = kindOf(rule.rule.apiVersion, rule.rule.resource)
     rule.kind = kind
     rule.source = guessed ? 'guessed' : 'well-known'

@@ -104,6 +104,11 @@ export function renderCommand(io: CliIo): Command {
       '--observed <files...>',
       'observed children or attachments, multi-document YAML (repeatable); claimed as the engine would'
     )
+    .option(
+      '--crd <files...>',
+      'CustomResourceDefinitions (repeatable): the parent is validated against its schema, and ' +
+        'child kinds and scopes come from them'
+    )
     .option('--hook-url <url>', 'call the hook at this URL, with the hooks.sync.version protocol')
     .option(
       '--hook-module <path[#export]>',
