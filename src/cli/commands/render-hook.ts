@@ -5,9 +5,9 @@
  *
  * @module
  */
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { resolve } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { DEFAULT_WEBHOOK_TIMEOUT_MS } from '../../api/composite-controller-spec.js'
 import type { SyncHooks } from '../../api/controller-hooks.js'
@@ -38,23 +38,47 @@ export interface RenderHookKind<Request, Response> {
   inProcess(hook: unknown, name: 'sync' | 'finalize'): HookFunction<Request, Response>
 }
 
-/** Imports a module; a TypeScript one through the tsx its own project has, when node cannot. */
+/** The `tsImport` of the tsx the module's own project has, as `metactl dev` loads hooks. */
+async function projectTsImport(
+  path: string
+): Promise<((specifier: string, parentUrl: string) => Promise<unknown>) | undefined> {
+  let manifest: string
+  try {
+    manifest = createRequire(path).resolve('tsx/package.json')
+  } catch {
+    return undefined
+  }
+  const pkg = JSON.parse(readFileSync(manifest, 'utf8')) as {
+    exports: Record<string, { import?: { default?: string } }>
+  }
+  const entry = pkg.exports['./esm/api']?.import?.default
+  if (entry === undefined) return undefined
+  const api = (await import(pathToFileURL(join(dirname(manifest), entry)).href)) as {
+    tsImport: (specifier: string, parentUrl: string) => Promise<unknown>
+  }
+  return api.tsImport
+}
+
+/**
+ * Imports a module; a TypeScript one through its project's tsx, so that no loader flag is
+ * needed (node's own type stripping does not map `.js` imports to `.ts` files).
+ */
 async function importModule(path: string): Promise<Record<string, unknown>> {
   const url = pathToFileURL(path).href
+  const tsImport = /\.[cm]?tsx?$/.test(path) ? await projectTsImport(path) : undefined
   try {
-    return (await import(url)) as Record<string, unknown>
+    return (await (tsImport === undefined ? import(url) : tsImport(url, url))) as Record<
+      string,
+      unknown
+    >
   } catch (error) {
     if ((error as { code?: unknown }).code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw error
-  }
-  let tsx: { tsImport: (specifier: string, parentUrl: string) => Promise<unknown> }
-  try {
-    tsx = createRequire(path)('tsx/esm/api') as typeof tsx
-  } catch {
     throw new Error(
-      "TypeScript hooks load with tsx, which the module's project does not have: npm install --save-dev tsx"
+      `${messageOf(error)} (TypeScript hooks load with tsx, which the module's project does ` +
+        'not have: npm install --save-dev tsx)',
+      { cause: error }
     )
   }
-  return (await tsx.tsImport(url, url)) as Record<string, unknown>
 }
 
 /**
