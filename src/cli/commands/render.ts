@@ -1,9 +1,9 @@
 /**
  * `metactl render`: runs a controller's sync (or finalize) hook offline, for a parent and
  * optional observed children read from files, and prints the desired children and what the
- * engine would do about them. No cluster is needed. CompositeControllers and
- * DecoratorControllers are both rendered with the engine's own planner
- * (`render-composite.ts`, `render-decorator.ts`).
+ * engine did about them. No cluster is needed: the engine's sync pipeline runs over an
+ * in-memory cluster seeded from the files (`render-pipeline.ts`), for CompositeControllers
+ * (`render-composite.ts`) and DecoratorControllers (`render-decorator.ts`).
  *
  * @module
  */
@@ -102,7 +102,8 @@ export function renderCommand(io: CliIo): Command {
     .requiredOption('--parent <file>', "parent object manifest (a DecoratorController's target)")
     .option(
       '--observed <files...>',
-      'observed children or attachments, multi-document YAML (repeatable); claimed as the engine would'
+      'observed children or attachments, multi-document YAML or a List (repeatable); claimed as ' +
+        'the engine would'
     )
     .option(
       '--crd <files...>',
@@ -127,7 +128,9 @@ export function renderCommand(io: CliIo): Command {
         'recreate, delete, unchanged, skip) and the hook status as comments; --output json prints',
         'one object {desired, plan, status, resyncAfterSeconds, finalized}. The children are',
         'printed as the engine leaves them (last-applied annotation, controller reference), so the',
-        'output can be fed back as --observed. --diff prints a diff per changed child instead.',
+        'output can be fed back as --observed. --diff prints the changed lines per child instead.',
+        "It runs the engine's sync over an in-memory cluster holding the files given; --observed",
+        'takes kubectl List output, and a parent without uid takes the one its children name.',
         '',
         'Examples:',
         '  metactl render --controller cc.yaml --parent parent.yaml --hook-module ./hook.ts',
