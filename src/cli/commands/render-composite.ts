@@ -43,8 +43,9 @@ import type { RenderOptions, ResolvedRule } from './render-inputs.js'
 import { renderHooks } from './render-hook.js'
 import type { RenderHookKind } from './render-hook.js'
 import { asDeleting, cacheOf, NO_EVENTS, runPipeline, seedCluster } from './render-pipeline.js'
-import { printedPlan, writtenChildren } from './render-plan.js'
-import type { PrintedPlan } from './render-plan.js'
+import { writtenChildren } from './render-plan.js'
+import { writtenPlan } from '../../engine/sync/written-plan.js'
+import type { WrittenPlan } from '../../engine/sync/written-plan.js'
 import { isControllerRevision } from './render-rollout.js'
 
 /** What a composite render produced. */
@@ -53,7 +54,7 @@ export interface CompositeRender {
   readonly desired: readonly KubeObject[]
   /** The desired children as the engine leaves them. */
   readonly written: readonly KubeObject[]
-  readonly printed: PrintedPlan
+  readonly printed: WrittenPlan
   readonly response: CompositeSyncResponse
   /** The rollout step's decisions, when a child rule rolls. */
   readonly rollout?: RolloutOutcome
@@ -205,7 +206,7 @@ export async function renderComposite(
       },
     })
     const types = compositeSyncRules(cc.children, run.observed.selector).types
-    const printed = printedPlan({ ...run, types })
+    const printed = writtenPlan({ ...run, types })
     return {
       desired: [...run.plan.desired.values()].flatMap((list) => [...list.values()]),
       written: writtenChildren(run.plan, printed),

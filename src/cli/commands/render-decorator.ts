@@ -37,8 +37,9 @@ import type { RenderOptions, ResolvedRule } from './render-inputs.js'
 import { renderHooks } from './render-hook.js'
 import type { RenderHookKind } from './render-hook.js'
 import { asDeleting, cacheOf, NO_EVENTS, runPipeline, seedCluster } from './render-pipeline.js'
-import { printedPlan, writtenChildren } from './render-plan.js'
-import type { PrintedPlan } from './render-plan.js'
+import { writtenChildren } from './render-plan.js'
+import { writtenPlan } from '../../engine/sync/written-plan.js'
+import type { WrittenPlan } from '../../engine/sync/written-plan.js'
 
 /** What a decorator render produced. */
 export interface DecoratorRender {
@@ -46,7 +47,7 @@ export interface DecoratorRender {
   readonly desired: readonly KubeObject[]
   /** The desired attachments as the engine leaves them. */
   readonly written: readonly KubeObject[]
-  readonly printed: PrintedPlan
+  readonly printed: WrittenPlan
   readonly response: DecoratorSyncResponse
   /** The target as the engine wrote it (as given, when it wrote nothing to it). */
   readonly target: KubeObject
@@ -197,7 +198,7 @@ export async function renderDecorator(
         correctGuesses(rules, answer.response.attachments, warn)
       },
     })
-    const printed = printedPlan({ ...run, types: dc.attachments.types })
+    const printed = writtenPlan({ ...run, types: dc.attachments.types })
     const written = targetWrite(run.writes, info, target)
     return {
       desired: [...run.plan.desired.values()].flatMap((list) => [...list.values()]),

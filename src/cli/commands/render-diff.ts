@@ -8,7 +8,7 @@
 import { stringify } from 'yaml'
 import type { KubeObject } from '../../core/kube-object.js'
 import { LAST_APPLIED_ANNOTATION } from '../../engine/index.js'
-import type { PlanEntry } from './render-plan.js'
+import type { PlanEntry } from '../../engine/sync/written-plan.js'
 
 /** Fields the server owns or that only repeat the object; left out of the diff. */
 function forDiff(object: KubeObject | undefined): string[] {
