@@ -30,12 +30,8 @@ import { CliError } from '../cli-error.js'
 import {
   correctGuesses,
   describeObject,
-  checkParentSchema,
   parentResourceOf,
-  readCrds,
-  readObjects,
-  readParentObject,
-  resolveRules,
+  readInputs,
   resourceOf,
   typeOf,
 } from './render-inputs.js'
@@ -43,18 +39,11 @@ import type { RenderOptions, ResolvedRule } from './render-inputs.js'
 import { renderHooks } from './render-hook.js'
 import type { RenderHookKind } from './render-hook.js'
 import { asDeleting, cacheOf, NO_EVENTS, runPipeline, seedCluster } from './render-pipeline.js'
-import { writtenChildren } from './render-plan.js'
-import { writtenPlan } from '../../engine/sync/written-plan.js'
-import type { WrittenPlan } from '../../engine/sync/written-plan.js'
+import type { RenderRun } from './render-pipeline.js'
 import { isControllerRevision } from './render-rollout.js'
 
 /** What a composite render produced. */
-export interface CompositeRender {
-  /** The desired children, as the hook's answer was prepared. */
-  readonly desired: readonly KubeObject[]
-  /** The desired children as the engine leaves them. */
-  readonly written: readonly KubeObject[]
-  readonly printed: WrittenPlan
+export interface CompositeRender extends Pick<RenderRun, 'desired' | 'written' | 'printed'> {
   readonly response: CompositeSyncResponse
   /** The rollout step's decisions, when a child rule rolls. */
   readonly rollout?: RolloutOutcome
@@ -150,26 +139,14 @@ export async function renderComposite(
   warn: (line: string) => void
 ): Promise<CompositeRender> {
   const { spec, object } = controller
-  const files = (opts.observed ?? []).flatMap((file) =>
-    readObjects('--observed', file).map((o) => ({ object: o, file }))
-  )
-  const parent = readParentObject(
-    opts.parent,
+  const { parent, crds, rules, byRule, held } = readInputs(
+    opts,
     [spec.parentResource],
-    files.map((f) => f.object),
-    warn
-  )
-  // ControllerRevisions are the rollout's input, not children.
-  const revisions = files.filter((f) => isControllerRevision(f.object)).map((f) => f.object)
-  const children = files.filter((f) => !isControllerRevision(f.object))
-  const crds = readCrds(opts.crd ?? [])
-  checkParentSchema(parent, crds)
-  const { rules, byRule } = resolveRules(
     spec.childResources,
     'childResources',
-    parent,
-    children,
-    crds
+    warn,
+    // ControllerRevisions are the rollout's input, not children.
+    isControllerRevision
   )
   const finalizing = opts.finalizing === true
   warnOffline(spec, finalizing, warn)
@@ -178,43 +155,36 @@ export async function renderComposite(
   const seeded = finalizing ? asDeleting(parent, cc.finalizer) : parent
   const cluster = seedCluster(cc.parent.ref, seeded, [
     ...[...byRule].map(([rule, list]) => [resourceOf(rule).ref, list] as const),
-    [CONTROLLER_REVISIONS, revisions],
+    [CONTROLLER_REVISIONS, held],
   ])
-  try {
-    const run = await runPipeline({
-      cluster,
-      parentRef: cc.parent.ref,
-      parent: seeded,
-      hook: hooks.description,
-      noun: 'children',
-      strategy: (client) => {
-        const caches = {
-          children: new Map(
-            rules.map((rule) => [typeOf(rule), cacheOf(cluster, resourceOf(rule).ref)])
-          ),
-          revisions: cacheOf(cluster, CONTROLLER_REVISIONS),
-        }
-        const writes = { client, events: NO_EVENTS, revisionNamespace: DEFAULT_REVISION_NAMESPACE }
-        const strategy = compositeStrategy(cc, writes, caches)
-        return { ...strategy, observe: (p, s) => strategy.observe(p, s).catch(selectorError(spec)) }
-      },
-      observed: (p, observed) => {
-        warnLeftOut(byRule, observed, p, warn)
-      },
-      answered: (answer) => {
-        correctGuesses(rules, answer.response.children, warn)
-      },
-    })
-    const types = compositeSyncRules(cc.children, run.observed.selector).types
-    const printed = writtenPlan({ ...run, types })
-    return {
-      desired: [...run.plan.desired.values()].flatMap((list) => [...list.values()]),
-      written: writtenChildren(run.plan, printed),
-      printed,
-      response: run.answer.response,
-      ...(run.answer.rollout === undefined ? {} : { rollout: run.answer.rollout }),
-    }
-  } finally {
-    await hooks.close()
+  const run = await runPipeline({
+    cluster,
+    parentRef: cc.parent.ref,
+    parent: seeded,
+    hooks,
+    noun: 'children',
+    strategy: (client) => {
+      const caches = {
+        children: new Map(
+          rules.map((rule) => [typeOf(rule), cacheOf(cluster, resourceOf(rule).ref)])
+        ),
+        revisions: cacheOf(cluster, CONTROLLER_REVISIONS),
+      }
+      const writes = { client, events: NO_EVENTS, revisionNamespace: DEFAULT_REVISION_NAMESPACE }
+      const strategy = compositeStrategy(cc, writes, caches)
+      return { ...strategy, observe: (p, s) => strategy.observe(p, s).catch(selectorError(spec)) }
+    },
+    observed: (p, observed) => {
+      warnLeftOut(byRule, observed, p, warn)
+    },
+    answered: (answer) => {
+      correctGuesses(rules, answer.response.children, warn)
+    },
+    types: (observed) => compositeSyncRules(cc.children, observed.selector).types,
+  })
+  return {
+    ...run,
+    response: run.answer.response,
+    ...(run.answer.rollout === undefined ? {} : { rollout: run.answer.rollout }),
   }
 }

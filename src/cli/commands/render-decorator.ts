@@ -24,12 +24,8 @@ import type { DecoratorHook } from '../../sdk/hook-types.js'
 import {
   correctGuesses,
   describeObject,
-  checkParentSchema,
   parentResourceOf,
-  readCrds,
-  readObjects,
-  readParentObject,
-  resolveRules,
+  readInputs,
   resourceOf,
   typeOf,
 } from './render-inputs.js'
@@ -37,17 +33,10 @@ import type { RenderOptions, ResolvedRule } from './render-inputs.js'
 import { renderHooks } from './render-hook.js'
 import type { RenderHookKind } from './render-hook.js'
 import { asDeleting, cacheOf, NO_EVENTS, runPipeline, seedCluster } from './render-pipeline.js'
-import { writtenChildren } from './render-plan.js'
-import { writtenPlan } from '../../engine/sync/written-plan.js'
-import type { WrittenPlan } from '../../engine/sync/written-plan.js'
+import type { RenderRun } from './render-pipeline.js'
 
 /** What a decorator render produced. */
-export interface DecoratorRender {
-  /** The desired attachments, as the hook's answer was prepared. */
-  readonly desired: readonly KubeObject[]
-  /** The desired attachments as the engine leaves them. */
-  readonly written: readonly KubeObject[]
-  readonly printed: WrittenPlan
+export interface DecoratorRender extends Pick<RenderRun, 'desired' | 'written' | 'printed'> {
   readonly response: DecoratorSyncResponse
   /** The target as the engine wrote it (as given, when it wrote nothing to it). */
   readonly target: KubeObject
@@ -147,19 +136,9 @@ export async function renderDecorator(
 ): Promise<DecoratorRender> {
   const { spec, object } = controller
   const name = object.metadata.name ?? ''
-  const files = (opts.observed ?? []).flatMap((file) =>
-    readObjects('--observed', file).map((o) => ({ object: o, file }))
-  )
-  const target = readParentObject(
-    opts.parent,
-    spec.resources,
-    files.map((f) => f.object),
-    warn
-  )
+  const inputs = readInputs(opts, spec.resources, spec.attachments, 'attachments', warn)
+  const { parent: target, crds, rules, byRule } = inputs
   checkTargetInScope(spec, target, warn)
-  const crds = readCrds(opts.crd ?? [])
-  checkParentSchema(target, crds)
-  const { rules, byRule } = resolveRules(spec.attachments, 'attachments', target, files, crds)
   const finalizing = opts.finalizing === true
   const hooks = await renderHooks(opts, spec.hooks, decoratorHooks(spec), warn)
   const dc = offlineDecorator(object, spec, rules, hooks.hooks, finalizing)
@@ -171,44 +150,38 @@ export async function renderDecorator(
     [...byRule].map(([rule, list]) => [resourceOf(rule).ref, list] as const)
   )
   const rule = { info, matches: () => true, ignoreStatusChanges: false, related: undefined }
-  try {
-    const run = await runPipeline({
-      cluster,
-      parentRef: info.ref,
-      parent: seeded,
-      hook: hooks.description,
-      noun: 'attachments',
-      strategy: (client) => {
-        const caches = new Map(rules.map((r) => [typeOf(r), cacheOf(cluster, resourceOf(r).ref)]))
-        return decoratorStrategy(dc, { client, events: NO_EVENTS }, rule, caches)
-      },
-      observed: (_target, observed) => {
-        for (const [r, list] of byRule) {
-          for (const attachment of list) {
-            if (observed.get(typeOf(r))?.has(objectKey(attachment)) === true) continue
-            warn(
-              `warning: observed ${describeObject(attachment)} is left out: the engine only ` +
-                'observes objects the target controls that carry ' +
-                `metacontroller.k8s.io/decorator-controller: ${name}`
-            )
-          }
+  const run = await runPipeline({
+    cluster,
+    parentRef: info.ref,
+    parent: seeded,
+    hooks,
+    noun: 'attachments',
+    strategy: (client) => {
+      const caches = new Map(rules.map((r) => [typeOf(r), cacheOf(cluster, resourceOf(r).ref)]))
+      return decoratorStrategy(dc, { client, events: NO_EVENTS }, rule, caches)
+    },
+    observed: (_target, observed) => {
+      for (const [r, list] of byRule) {
+        for (const attachment of list) {
+          if (observed.get(typeOf(r))?.has(objectKey(attachment)) === true) continue
+          warn(
+            `warning: observed ${describeObject(attachment)} is left out: the engine only ` +
+              'observes objects the target controls that carry ' +
+              `metacontroller.k8s.io/decorator-controller: ${name}`
+          )
         }
-      },
-      answered: (answer) => {
-        correctGuesses(rules, answer.response.attachments, warn)
-      },
-    })
-    const printed = writtenPlan({ ...run, types: dc.attachments.types })
-    const written = targetWrite(run.writes, info, target)
-    return {
-      desired: [...run.plan.desired.values()].flatMap((list) => [...list.values()]),
-      written: writtenChildren(run.plan, printed),
-      printed,
-      response: run.answer.response,
-      target: written?.sent ?? run.parent,
-      targetChanged: written !== undefined,
-    }
-  } finally {
-    await hooks.close()
+      }
+    },
+    answered: (answer) => {
+      correctGuesses(rules, answer.response.attachments, warn)
+    },
+    types: () => dc.attachments.types,
+  })
+  const written = targetWrite(run.writes, info, target)
+  return {
+    ...run,
+    response: run.answer.response,
+    target: written?.sent ?? run.parent,
+    targetChanged: written !== undefined,
   }
 }

@@ -122,7 +122,7 @@ function parentUid(parent: KubeObject, observed: readonly KubeObject[]): string 
  * Reads the one object a `--parent` file holds and checks it is of one of the rules' resources;
  * a parent without a UID gets one (see {@link parentUid}).
  */
-export function readParentObject(
+function readParentObject(
   path: string,
   rules: readonly { readonly apiVersion: string; readonly resource: string }[],
   observed: readonly KubeObject[],
@@ -218,18 +218,11 @@ function crdNames(crd: KubeObject): CrdNames | undefined {
   return { group, plural, kind, namespaced: scope !== 'Cluster' }
 }
 
-/** Reads the CustomResourceDefinitions of `--crd` files. */
-export function readCrds(paths: readonly string[]): KubeObject[] {
-  return paths.flatMap((path) =>
-    readObjects('--crd', path).filter((o) => o.kind === 'CustomResourceDefinition')
-  )
-}
-
 /**
  * Checks the parent against its CRD's schema, as the API server would on create; a violation is
  * an error worded as the API server's (`Kind.group "name" is invalid: field: reason`).
  */
-export function checkParentSchema(parent: KubeObject, crds: readonly KubeObject[]): void {
+function checkParentSchema(parent: KubeObject, crds: readonly KubeObject[]): void {
   const group = groupOf(parent.apiVersion)
   const crd = crds.find((c) => {
     const names = crdNames(c)
@@ -290,7 +283,7 @@ function ruleOfObserved(
  * Resolves every rule's kind and sorts the observed objects into them; an observed object of a
  * namespaced rule without a namespace gets the parent's.
  */
-export function resolveRules(
+function resolveRules(
   declared: readonly ResolvedRule['rule'][],
   field: RuleField,
   parent: KubeObject,
@@ -333,6 +326,43 @@ export function resolveRules(
     rule.source = guessed ? 'guessed' : 'well-known'
   }
   return { rules, byRule }
+}
+
+/** What both kinds read from the flags. */
+export interface RenderInputs {
+  readonly parent: KubeObject
+  readonly crds: readonly KubeObject[]
+  readonly rules: ResolvedRule[]
+  /** The observed objects of each rule. */
+  readonly byRule: Map<ResolvedRule, KubeObject[]>
+  /** The observed objects held back from the rules (ControllerRevisions). */
+  readonly held: KubeObject[]
+}
+
+/**
+ * Reads the `--parent`, `--crd` and `--observed` files: the parent checked against its CRD, the
+ * rules resolved and the observed objects sorted into them, except those `hold` keeps apart.
+ */
+export function readInputs(
+  opts: RenderOptions,
+  parentRules: readonly { readonly apiVersion: string; readonly resource: string }[],
+  declared: readonly ResolvedRule['rule'][],
+  field: RuleField,
+  warn: (line: string) => void,
+  hold: (object: KubeObject) => boolean = () => false
+): RenderInputs {
+  const files = (opts.observed ?? []).flatMap((file) =>
+    readObjects('--observed', file).map((object) => ({ object, file }))
+  )
+  const objects = files.map((f) => f.object)
+  const parent = readParentObject(opts.parent, parentRules, objects, warn)
+  const crds = (opts.crd ?? []).flatMap((path) =>
+    readObjects('--crd', path).filter((o) => o.kind === 'CustomResourceDefinition')
+  )
+  checkParentSchema(parent, crds)
+  const observed = files.filter((f) => !hold(f.object))
+  const resolved = resolveRules(declared, field, parent, observed, crds)
+  return { parent, crds, ...resolved, held: objects.filter(hold) }
 }
 
 /** Corrects guessed kinds from the hook's answer, whose objects name their kinds. */

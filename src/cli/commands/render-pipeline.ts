@@ -16,6 +16,9 @@ import type { ObjectReader } from '../../runtime/object-store.js'
 import { InvalidDesiredChildError } from '../../api/desired-children.js'
 import type { EventSink } from '../../engine/events/event-recorder.js'
 import type { SyncPlan } from '../../engine/sync/plan-sync.js'
+import type { ChildType } from '../../engine/children/plan-children.js'
+import { writtenPlan } from '../../engine/sync/written-plan.js'
+import type { WrittenPlan } from '../../engine/sync/written-plan.js'
 import { runSync } from '../../engine/sync/run-sync.js'
 import type { SyncAnswer, SyncResponse, SyncStrategy } from '../../engine/sync/run-sync.js'
 import { WriteRecorder } from '../../engine/sync/write-recorder.js'
@@ -23,23 +26,30 @@ import type { RecordedWrite } from '../../engine/sync/write-recorder.js'
 import { FakeCluster } from '../../in-memory/fake-cluster.js'
 import { CliError } from '../cli-error.js'
 import { messageOf } from './render-inputs.js'
+import type { RenderHooks } from './render-hook.js'
+import { writtenChildren } from './render-plan.js'
 
 /** Events a render's sync asks for go nowhere: there is no cluster to record them in. */
 export const NO_EVENTS: EventSink = { record: () => undefined }
 
 /** What one render captured of the engine's pipeline. */
-export interface PipelineRun<Observed, Answer> {
+export interface PipelineRun<Observed, Answer> extends RenderRun {
   readonly observed: Observed
   readonly answer: Answer
-  readonly plan: SyncPlan
   /** The parent as the apply step got it (after the finalizer step). */
   readonly parent: KubeObject
+}
+
+/** What both kinds print from a render's run. */
+export interface RenderRun {
   /** The writes of the apply step; the claim and finalizer writes before it are left out. */
   readonly writes: readonly RecordedWrite[]
-  /** The creates of the next sync, which creates anew what this one deleted to recreate. */
-  readonly next: readonly RecordedWrite[]
-  /** What the apply step failed with (children that cannot be written), when it did. */
-  readonly failure?: unknown
+  /** The engine's plan as those writes (and the next sync's creates) carried it out. */
+  readonly printed: WrittenPlan
+  /** The desired children, as the answer was prepared. */
+  readonly desired: readonly KubeObject[]
+  /** The desired children as the engine leaves them. */
+  readonly written: readonly KubeObject[]
 }
 
 /** What {@link runPipeline} runs. */
@@ -52,8 +62,8 @@ export interface RenderPipeline<
   readonly cluster: FakeCluster
   readonly parentRef: ResourceRef
   readonly parent: KubeObject
-  /** The hook, for messages. */
-  readonly hook: string
+  /** The hooks the strategy calls; closed once the run is done. */
+  readonly hooks: RenderHooks<Request, Response>
   /** What the answer holds: `children` or `attachments`, for messages. */
   readonly noun: string
   /** The kind's strategy over this client, with caches read from the cluster as it is now. */
@@ -62,6 +72,8 @@ export interface RenderPipeline<
   observed?(parent: KubeObject, observed: Observed): void
   /** Called with the answer before the plan (guessed kinds are corrected there). */
   answered?(answer: Answer): void
+  /** The child types of the plan, once the answer corrected the kinds. */
+  types(observed: Observed): ReadonlyMap<string, ChildType>
 }
 
 /** Builds a cache of one resource from the cluster's objects, as an informer would hold it. */
@@ -130,7 +142,7 @@ function capturing<
         answer = await strategy.ask(parent, observed, hook, call, signal)
       } catch (error) {
         if (error instanceof CliError) throw error
-        throw new CliError(`${pipeline.hook} failed: ${messageOf(error)}`)
+        throw new CliError(`${pipeline.hooks.description} failed: ${messageOf(error)}`)
       }
       capture.answer = answer
       return answer
@@ -141,7 +153,9 @@ function capturing<
         capture.plan = strategy.plan(parent, observed, answer)
       } catch (error) {
         if (!(error instanceof InvalidDesiredChildError)) throw error
-        throw new CliError(`${pipeline.hook} returned invalid ${pipeline.noun}: ${error.message}`)
+        throw new CliError(
+          `${pipeline.hooks.description} returned invalid ${pipeline.noun}: ${error.message}`
+        )
       }
       return capture.plan
     },
@@ -224,21 +238,32 @@ export async function runPipeline<
   const recorder = new WriteRecorder(pipeline.cluster)
   const capture: Capture<Observed, Answer> = {}
   const strategy = capturing(pipeline, pipeline.strategy(recorder), recorder, capture)
-  const failure = await syncOnce(strategy, pipeline.parent, capture)
+  let failure: unknown
+  let next: RecordedWrite[] = []
+  try {
+    failure = await syncOnce(strategy, pipeline.parent, capture)
+    const { plan, answer } = capture
+    if (plan !== undefined && answer !== undefined && plan.children.recreate.length > 0)
+      next = failure === undefined ? await nextCreates(pipeline, answer) : []
+  } finally {
+    await pipeline.hooks.close()
+  }
   const { observed, answer, plan, parent, mark } = capture
   if (observed === undefined || answer === undefined || plan === undefined) {
     throw new CliError(
       `the engine would not sync ${objectKey(pipeline.parent)}: it is out of its scope`
     )
   }
-  const recreates = plan.children.recreate.length > 0 && failure === undefined
+  const writes = mark === undefined ? [] : recorder.since(mark)
+  const types = pipeline.types(observed)
+  const printed = writtenPlan({ plan, types, writes, next, failure })
   return {
     observed,
     answer,
-    plan,
     parent: parent ?? pipeline.parent,
-    writes: mark === undefined ? [] : recorder.since(mark),
-    next: recreates ? await nextCreates(pipeline, answer) : [],
-    ...(failure === undefined ? {} : { failure }),
+    writes,
+    printed,
+    desired: [...plan.desired.values()].flatMap((list) => [...list.values()]),
+    written: writtenChildren(plan, printed),
   }
 }
