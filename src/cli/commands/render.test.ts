@@ -289,3 +289,54 @@ items:
     ])
   })
 })
+
+describe('metactl render --finalizing', () => {
+  const finalizer = file(
+    'finalize-hook.mjs',
+    `export function finalize(request) {
+  const done = request.parent.metadata.labels?.done === 'yes'
+  return { status: { finalizing: request.finalizing }, children: [], finalized: done }
+}
+`
+  )
+  const fixtures = 'test/fixtures/render'
+  const args = (parentFile: string): string[] => [
+    '--controller',
+    `${fixtures}/controller.yaml`,
+    '--parent',
+    parentFile,
+    '--observed',
+    `${fixtures}/observed.yaml`,
+    '--hook-module',
+    finalizer,
+    '--finalizing',
+  ]
+
+  it('calls finalize for a deleting parent, whose children go while the finalizer holds', async () => {
+    const result = await render(...args(`${fixtures}/parent.yaml`))
+    assert.equal(result.code, 0, result.err.join('\n'))
+    const plan = result.out.filter((line) => /^# {3}(delete|skip)/.test(line))
+    assert.deepEqual(plan, [
+      '#   delete     Pod.v1 demo/shop-web',
+      '#   delete     Service.v1 demo/shop',
+      '#   skip       Pod.v1 demo/shop-old (being deleted)',
+    ])
+    assert.ok(result.out.includes('#   finalizing: true'))
+  })
+
+  it('leaves the children to the garbage collector once finalize says finalized', async () => {
+    const done = file(
+      'done-parent.yaml',
+      'apiVersion: example.com/v1\nkind: Website\nmetadata: { name: shop, namespace: demo, labels: { done: "yes" } }\nspec: { image: x, port: 80 }\n'
+    )
+    const result = await render(...args(done))
+    assert.equal(result.code, 0, result.err.join('\n'))
+    assert.ok(
+      result.out.includes(
+        '#   nothing: the parent is released, the garbage collector deletes its children'
+      ),
+      result.out.join('\n')
+    )
+    assert.ok(!result.out.some((line) => line.startsWith('#   delete')))
+  })
+})
