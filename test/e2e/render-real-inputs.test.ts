@@ -2,14 +2,12 @@
 // by the live parent's uid), a sample parent without a uid, a TypeScript hook run by the built CLI
 // without tsx flags, a CRD to check the sample against, and --diff output a change can be read in.
 import assert from 'node:assert/strict'
-import { execFile } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
 import { parseAllDocuments, stringify } from 'yaml'
 import { metactl } from '../support/run-metactl.js'
-import type { MetactlResult } from '../support/run-metactl.js'
 
 const FIXTURES = 'test/fixtures/render'
 const BASE = [
@@ -29,21 +27,6 @@ function observedObjects(): Record<string, unknown>[] {
       (doc) => doc.toJS() as Record<string, unknown>
     )
   )
-}
-
-/** Runs the built CLI (bin/metactl.js) with plain node: no tsx loaded. */
-function builtMetactl(args: readonly string[]): Promise<MetactlResult> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['bin/metactl.js', ...args],
-      { timeout: 60_000 },
-      (error, stdout, stderr) => {
-        const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1
-        resolve({ code, stdout, stderr })
-      }
-    )
-  })
 }
 
 describe('metactl render with real inputs', () => {
@@ -78,7 +61,7 @@ describe('metactl render with real inputs', () => {
   })
 
   it('loads a TypeScript hook module in the built CLI without tsx flags', async () => {
-    const result = await builtMetactl(BASE)
+    const result = await metactl(BASE, { built: true })
     assert.equal(result.code, 0, result.stderr)
     assert.equal(result.stdout, readFileSync(join(FIXTURES, 'create.golden.txt'), 'utf8'))
   })
