@@ -134,6 +134,8 @@ function readParentObject(
     throw new CliError(`--parent ${path}: expected one object, found ${objects.length}`)
   }
   const parent = structuredClone(first)
+  if ((parent.metadata.name ?? '') === '')
+    throw new CliError(`--parent ${path}: the ${parent.kind} has no metadata.name`)
   const sameVersion = rules.filter((rule) => rule.apiVersion === parent.apiVersion)
   if (sameVersion.length === 0) {
     const named = rules.map((rule) => `${rule.apiVersion} ${rule.resource}`).join(', ')
@@ -307,12 +309,18 @@ function resolveRules(
   const byRule = new Map(rules.map((rule) => [rule, [] as KubeObject[]]))
   const seen = new Set<string>()
   for (const { object, file } of observed) {
+    if ((object.metadata.name ?? '') === '')
+      throw new CliError(`--observed ${file}: a ${object.kind} has no metadata.name`)
     const rule = ruleOfObserved(rules, object, file)
     const child = structuredClone(object)
     if (resourceOf(rule).ref.namespaced && (child.metadata.namespace ?? '') === '') {
       const namespace = parent.metadata.namespace
       if (namespace !== undefined && namespace !== '') child.metadata.namespace = namespace
     }
+    if (resourceOf(rule).ref.namespaced && (child.metadata.namespace ?? '') === '')
+      throw new CliError(
+        `--observed ${file}: ${describeObject(child)} has no namespace, and the parent none to give`
+      )
     const key = `${typeOf(rule)} ${objectKey(child)}`
     if (seen.has(key))
       throw new CliError(`--observed ${file}: ${describeObject(child)} appears twice`)

@@ -90,8 +90,12 @@ export function seedCluster(
   objects: Iterable<readonly [ResourceRef, readonly KubeObject[]]>
 ): FakeCluster {
   const cluster = new FakeCluster()
-  cluster.seed(parentRef, parent)
-  for (const [ref, list] of objects) for (const object of list) cluster.seed(ref, object)
+  try {
+    cluster.seed(parentRef, parent)
+    for (const [ref, list] of objects) for (const object of list) cluster.seed(ref, object)
+  } catch (error) {
+    throw new CliError(`cannot render: ${messageOf(error)}`)
+  }
   return cluster
 }
 

@@ -340,3 +340,37 @@ describe('metactl render --finalizing', () => {
     assert.ok(!result.out.some((line) => line.startsWith('#   delete')))
   })
 })
+
+describe('metactl render input errors', () => {
+  it('names the file of an observed object without a name or a namespace to put it in', async () => {
+    const clusterParent = file(
+      'cluster-parent.yaml',
+      'apiVersion: example.com/v1\nkind: Gadget\nmetadata: { name: g }\nspec: { selector: { matchLabels: { app: g } } }\n'
+    )
+    const noName = file(
+      'no-name.yaml',
+      'apiVersion: example.com/v1\nkind: GadgetPart\nmetadata: {}\n'
+    )
+    const noNamespace = file(
+      'no-namespace.yaml',
+      'apiVersion: example.com/v1\nkind: GadgetPart\nmetadata: { name: p }\n'
+    )
+    const run = (observed: string) =>
+      render(
+        '--controller',
+        controller,
+        '--parent',
+        clusterParent,
+        '--observed',
+        observed,
+        '--hook-module',
+        hook
+      )
+    assert.deepEqual((await run(noName)).err, [
+      `metactl: --observed ${noName}: a GadgetPart has no metadata.name`,
+    ])
+    assert.deepEqual((await run(noNamespace)).err, [
+      `metactl: --observed ${noNamespace}: GadgetPart p (example.com/v1) has no namespace, and the parent none to give`,
+    ])
+  })
+})
