@@ -221,8 +221,9 @@ function crdNames(crd: KubeObject): CrdNames | undefined {
 }
 
 /**
- * Checks the parent against its CRD's schema, as the API server would on create; a violation is
- * an error worded as the API server's (`Kind.group "name" is invalid: field: reason`).
+ * Checks the parent against its CRD's schema, when one is given, as the API server would on
+ * create; a violation is an error worded as the API server's (`Kind.group "name" is invalid:
+ * field: reason`).
  */
 function checkParentSchema(parent: KubeObject, crds: readonly KubeObject[]): void {
   const group = groupOf(parent.apiVersion)
@@ -230,11 +231,8 @@ function checkParentSchema(parent: KubeObject, crds: readonly KubeObject[]): voi
     const names = crdNames(c)
     return names?.group === group && names.kind === parent.kind
   })
-  if (crd === undefined) {
-    if (crds.length > 0)
-      throw new CliError(`--crd: no CustomResourceDefinition of ${parent.kind}.${group} given`)
-    return
-  }
+  // CRDs given only for children leave the parent unchecked.
+  if (crd === undefined) return
   const version = parent.apiVersion.slice(group.length + 1)
   let violations
   try {
