@@ -50,9 +50,11 @@ export interface CompositeRender extends Pick<RenderRun, 'desired' | 'written' |
 }
 
 function compositeHooks(
-  spec: CompositeControllerSpec
+  spec: CompositeControllerSpec,
+  answered: (response: CompositeSyncResponse) => void
 ): RenderHookKind<CompositeSyncRequest, CompositeSyncResponse> {
   return {
+    answered,
     webhooks: (hooks, options) => webhookCompositeHooks({ ...spec, hooks }, options),
     inProcess: (hook, name) => {
       const call = inProcessHooks({ [name]: hook as CompositeHook })[name]
@@ -150,7 +152,14 @@ export async function renderComposite(
   )
   const finalizing = opts.finalizing === true
   warnOffline(spec, finalizing, warn)
-  const hooks = await renderHooks(opts, spec.hooks, compositeHooks(spec), warn)
+  const hooks = await renderHooks(
+    opts,
+    spec.hooks,
+    compositeHooks(spec, (r) => {
+      correctGuesses(rules, r.children, warn)
+    }),
+    warn
+  )
   const cc = offlineController(object, spec, parent, rules, hooks.hooks, finalizing, crds)
   const seeded = finalizing ? asDeleting(parent, cc.finalizer) : parent
   const cluster = seedCluster(cc.parent.ref, seeded, [
@@ -176,9 +185,6 @@ export async function renderComposite(
     },
     observed: (p, observed) => {
       warnLeftOut(byRule, observed, p, warn)
-    },
-    answered: (answer) => {
-      correctGuesses(rules, answer.response.children, warn)
     },
     types: (observed) => compositeSyncRules(cc.children, observed.selector).types,
   })

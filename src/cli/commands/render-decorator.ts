@@ -44,9 +44,11 @@ export interface DecoratorRender extends Pick<RenderRun, 'desired' | 'written' |
 }
 
 function decoratorHooks(
-  spec: DecoratorControllerSpec
+  spec: DecoratorControllerSpec,
+  answered: (response: DecoratorSyncResponse) => void
 ): RenderHookKind<DecoratorSyncRequest, DecoratorSyncResponse> {
   return {
+    answered,
     webhooks: (hooks, options) => webhookDecoratorHooks({ ...spec, hooks }, options),
     inProcess: (hook, name) => {
       const call = inProcessDecoratorHooks({ [name]: hook as DecoratorHook })[name]
@@ -140,7 +142,14 @@ export async function renderDecorator(
   const { parent: target, crds, rules, byRule } = inputs
   checkTargetInScope(spec, target, warn)
   const finalizing = opts.finalizing === true
-  const hooks = await renderHooks(opts, spec.hooks, decoratorHooks(spec), warn)
+  const hooks = await renderHooks(
+    opts,
+    spec.hooks,
+    decoratorHooks(spec, (r) => {
+      correctGuesses(rules, r.attachments, warn)
+    }),
+    warn
+  )
   const dc = offlineDecorator(object, spec, rules, hooks.hooks, finalizing)
   const info = targetResource(spec, target, crds)
   const seeded = finalizing ? asDeleting(target, dc.finalizer) : target
@@ -171,9 +180,6 @@ export async function renderDecorator(
           )
         }
       }
-    },
-    answered: (answer) => {
-      correctGuesses(rules, answer.response.attachments, warn)
     },
     types: () => dc.attachments.types,
   })

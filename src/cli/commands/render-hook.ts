@@ -36,6 +36,8 @@ export interface RenderHookKind<Request, Response> {
   ): Promise<SyncHooks<Request, Response> & { close?: () => Promise<void> }>
   /** The SDK's in-process adapter of an imported hook function. */
   inProcess(hook: unknown, name: 'sync' | 'finalize'): HookFunction<Request, Response>
+  /** Sees every answer first (once per revision in a rollout): guessed kinds are corrected. */
+  answered?(response: Response): void
 }
 
 /** The `tsImport` of the tsx the module's own project has, as `metactl dev` loads hooks. */
@@ -142,12 +144,30 @@ export async function renderHooks<Request, Response>(
   kind: RenderHookKind<Request, Response>,
   warn: (line: string) => void
 ): Promise<RenderHooks<Request, Response>> {
+  const built = await buildHook(opts, hooks, kind, warn)
+  const call: HookFunction<Request, Response> = async (request, signal) => {
+    const response = await built.call(request, signal)
+    kind.answered?.(response)
+    return response
+  }
+  return {
+    description: built.description,
+    hooks: { sync: call, finalize: call },
+    close: () => built.close(),
+  }
+}
+
+async function buildHook<Request, Response>(
+  opts: RenderOptions,
+  hooks: ControllerHooks,
+  kind: RenderHookKind<Request, Response>,
+  warn: (line: string) => void
+): Promise<{ description: string; call: HookFunction<Request, Response>; close(): Promise<void> }> {
   const finalizing = opts.finalizing === true
   const name = finalizing ? 'finalize' : 'sync'
   if (opts.hookModule !== undefined) {
     const { description, hook } = await importHookModule(opts.hookModule, finalizing)
-    const call = kind.inProcess(hook, name)
-    return { description, hooks: { sync: call, finalize: call }, close: () => Promise.resolve() }
+    return { description, call: kind.inProcess(hook, name), close: () => Promise.resolve() }
   }
   const url = opts.hookUrl ?? ''
   try {
@@ -174,7 +194,7 @@ export async function renderHooks<Request, Response>(
   if (call === undefined) throw new Error('the webhook builder built no hook')
   return {
     description: `hook ${url} (${pointed.version})`,
-    hooks: { sync: call, finalize: call },
+    call,
     close: built.close ?? (() => Promise.resolve()),
   }
 }

@@ -70,8 +70,6 @@ export interface RenderPipeline<
   strategy(client: ObjectClient): SyncStrategy<Observed, Request, Response, Answer>
   /** Called once with what was observed, before the hook is asked. */
   observed?(parent: KubeObject, observed: Observed): void
-  /** Called with the answer before the plan (guessed kinds are corrected there). */
-  answered?(answer: Answer): void
   /** The child types of the plan, once the answer corrected the kinds. */
   types(observed: Observed): ReadonlyMap<string, ChildType>
 }
@@ -152,7 +150,6 @@ function capturing<
       return answer
     },
     plan: (parent, observed, answer) => {
-      pipeline.answered?.(answer)
       try {
         capture.plan = strategy.plan(parent, observed, answer)
       } catch (error) {
