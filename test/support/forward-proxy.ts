@@ -29,9 +29,9 @@ export interface ForwardProxy {
   /** `http://127.0.0.1:<port>`. */
   readonly url: string
   readonly requests: ProxiedRequest[]
-  /** How many CONNECTs were accepted. */
+  /** How many CONNECTs arrived (authorized ones; refused targets included). */
   connects(): number
-  /** How many absolute-form requests were forwarded. */
+  /** How many absolute-form requests arrived (authorized ones; refused targets included). */
   plainRequests(): number
   close(): Promise<void>
 }
@@ -77,12 +77,13 @@ export async function startForwardProxy(options: ForwardProxyOptions = {}): Prom
       res.writeHead(400).end('not an absolute-form request')
       return
     }
+    // Recorded before the checks, so a request the proxy refuses still shows it was attempted.
+    requests.push({ kind: 'http', target, authorization: req.headers['proxy-authorization'] })
     const address = dialAddress(url.hostname, hosts)
     if (address === undefined) {
       res.writeHead(403).end(`refusing ${url.hostname}`)
       return
     }
-    requests.push({ kind: 'http', target, authorization: req.headers['proxy-authorization'] })
     const headers = { ...req.headers }
     delete headers['proxy-authorization']
     const upstream = httpRequest(
@@ -113,17 +114,17 @@ export async function startForwardProxy(options: ForwardProxyOptions = {}): Prom
       client.end('HTTP/1.1 407 Proxy Authentication Required\r\n\r\n')
       return
     }
+    requests.push({
+      kind: 'connect',
+      target: authority,
+      authorization: req.headers['proxy-authorization'],
+    })
     const colon = authority.lastIndexOf(':')
     const address = dialAddress(authority.slice(0, colon), hosts)
     if (address === undefined) {
       client.end('HTTP/1.1 403 Forbidden\r\n\r\n')
       return
     }
-    requests.push({
-      kind: 'connect',
-      target: authority,
-      authorization: req.headers['proxy-authorization'],
-    })
     const upstream = netConnect(Number(authority.slice(colon + 1)), address, () => {
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n')
       if (head.length > 0) upstream.write(head)
