@@ -6,7 +6,6 @@ import {
   SYNC_REQUEST_ANNOTATION,
   SYNC_RESULT_ANNOTATION,
   formatSyncResult,
-  isSyncResultOnlyUpdate,
   parseSyncResult,
   pendingSyncRequest,
 } from './sync-request.js'
@@ -47,22 +46,5 @@ describe('sync requests', () => {
     const long = formatSyncResult('n1', new Error('x'.repeat(5000)))
     assert.equal(long.length, 'n1 error: '.length + 1000)
     assert.equal(parseSyncResult('garbage'), undefined)
-  })
-
-  it('an update that only wrote the result is the engine’s own echo; anything else is news', () => {
-    const asked = parent({ [SYNC_REQUEST_ANNOTATION]: 'n1' })
-    const answered = parent(
-      { [SYNC_REQUEST_ANNOTATION]: 'n1', [SYNC_RESULT_ANNOTATION]: 'n1 ok' },
-      { metadata: { ...asked.metadata, resourceVersion: '2' } }
-    )
-    answered.metadata.annotations = {
-      [SYNC_REQUEST_ANNOTATION]: 'n1',
-      [SYNC_RESULT_ANNOTATION]: 'n1 ok',
-    }
-    assert.equal(isSyncResultOnlyUpdate(asked, answered), true)
-    // The request itself, a spec change together with the answer, or a replayed object are news.
-    assert.equal(isSyncResultOnlyUpdate(parent({}), asked), false)
-    assert.equal(isSyncResultOnlyUpdate(asked, { ...answered, spec: { replicas: 2 } }), false)
-    assert.equal(isSyncResultOnlyUpdate(asked, asked), false)
   })
 })

@@ -10,7 +10,6 @@
  *
  * @module
  */
-import { isDeepStrictEqual } from 'node:util'
 import type { KubeObject } from './kube-object.js'
 
 /** The annotation `metactl sync` sets to ask for a sync. */
@@ -63,30 +62,4 @@ export function formatSyncResult(nonce: string, error?: unknown): string {
   const reason =
     text.length > MAX_SYNC_RESULT_REASON ? `${text.slice(0, MAX_SYNC_RESULT_REASON - 1)}…` : text
   return `${nonce} error: ${reason || 'unknown error'}`
-}
-
-/** The object without what answering a request changes: the result, the version, managed fields. */
-function withoutResult(object: KubeObject): unknown {
-  const metadata = Object.fromEntries(
-    Object.entries(object.metadata).filter(
-      ([name]) => name !== 'resourceVersion' && name !== 'managedFields' && name !== 'annotations'
-    )
-  )
-  const annotations = Object.fromEntries(
-    Object.entries(object.metadata.annotations ?? {}).filter(
-      ([name]) => name !== SYNC_RESULT_ANNOTATION
-    )
-  )
-  return { ...object, metadata: { ...metadata, annotations } }
-}
-
-/**
- * Tells whether an update only wrote a sync result (the engine's own answer), so that it wakes
- * nothing: answering a request must not cause another sync.
- */
-export function isSyncResultOnlyUpdate(old: KubeObject, object: KubeObject): boolean {
-  if (old === object) return false
-  if (annotation(old, SYNC_RESULT_ANNOTATION) === annotation(object, SYNC_RESULT_ANNOTATION))
-    return false
-  return isDeepStrictEqual(withoutResult(old), withoutResult(object))
 }

@@ -25,8 +25,7 @@ import type { ParentShard } from '../sharding/parent-shard.js'
 import { ShardGuard } from '../sharding/shard-guard.js'
 import type { WorkQueueMetrics } from '../../runtime/work-queue-metrics.js'
 import { objectKey } from '../../core/object-key.js'
-import { isSyncResultOnlyUpdate } from '../../core/sync-request.js'
-import { recordingSyncRequest } from './sync-request-recorder.js'
+import { isSyncResultOnlyUpdate, recordingSyncRequest } from './sync-request-recorder.js'
 import type { SyncResultWriter } from './sync-request-recorder.js'
 
 /** A watched collection: a resource and an optional scope. */

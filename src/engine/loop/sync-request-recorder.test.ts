@@ -5,9 +5,22 @@ import type { KubeObject } from '../../core/kube-object.js'
 import { SYNC_REQUEST_ANNOTATION, SYNC_RESULT_ANNOTATION } from '../../core/sync-request.js'
 import type { ResourceRef } from '../../kube/dynamic-client.js'
 import { Action } from '../../runtime/controller-loop.js'
-import { recordingSyncRequest } from './sync-request-recorder.js'
+import { isSyncResultOnlyUpdate, recordingSyncRequest } from './sync-request-recorder.js'
 
 const ref: ResourceRef = { group: 'x', version: 'v1', resource: 'ps', namespaced: true }
+
+function fullParent(
+  annotations: Record<string, string>,
+  extra: Partial<KubeObject> = {}
+): KubeObject {
+  return {
+    apiVersion: 'x/v1',
+    kind: 'P',
+    metadata: { name: 'p', namespace: 'ns', resourceVersion: '1', annotations },
+    spec: { replicas: 1 },
+    ...extra,
+  }
+}
 
 function parent(annotations: Record<string, string>): KubeObject {
   return { apiVersion: 'x/v1', kind: 'P', metadata: { name: 'p', namespace: 'ns', annotations } }
@@ -62,5 +75,24 @@ describe('recordingSyncRequest', () => {
     )
     await recordingSyncRequest(undefined, ref, write, sync)
     assert.equal(writes, 0)
+  })
+
+  describe('isSyncResultOnlyUpdate', () => {
+    it('an update that only wrote the result is the engine’s own echo; anything else is news', () => {
+      const asked = fullParent({ [SYNC_REQUEST_ANNOTATION]: 'n1' })
+      const answered = fullParent(
+        { [SYNC_REQUEST_ANNOTATION]: 'n1', [SYNC_RESULT_ANNOTATION]: 'n1 ok' },
+        { metadata: { ...asked.metadata, resourceVersion: '2' } }
+      )
+      answered.metadata.annotations = {
+        [SYNC_REQUEST_ANNOTATION]: 'n1',
+        [SYNC_RESULT_ANNOTATION]: 'n1 ok',
+      }
+      assert.equal(isSyncResultOnlyUpdate(asked, answered), true)
+      // The request itself, a spec change together with the answer, or a replayed object are news.
+      assert.equal(isSyncResultOnlyUpdate(fullParent({}), asked), false)
+      assert.equal(isSyncResultOnlyUpdate(asked, { ...answered, spec: { replicas: 2 } }), false)
+      assert.equal(isSyncResultOnlyUpdate(asked, asked), false)
+    })
   })
 })

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { isDeepStrictEqual } from 'node:util'
 import type { KubeObject } from '../../core/kube-object.js'
 import { namespaceOf } from '../../core/object-key.js'
 import {
@@ -68,4 +69,33 @@ export async function recordingSyncRequest(
   }
   await write(ref, parent, formatSyncResult(nonce))
   return action
+}
+
+/** The object without what answering a request changes: the result, the version, managed fields. */
+function withoutResult(object: KubeObject): unknown {
+  const metadata = Object.fromEntries(
+    Object.entries(object.metadata).filter(
+      ([name]) => name !== 'resourceVersion' && name !== 'managedFields' && name !== 'annotations'
+    )
+  )
+  const annotations = Object.fromEntries(
+    Object.entries(object.metadata.annotations ?? {}).filter(
+      ([name]) => name !== SYNC_RESULT_ANNOTATION
+    )
+  )
+  return { ...object, metadata: { ...metadata, annotations } }
+}
+
+/**
+ * Tells whether an update only wrote a sync result (the engine's own answer), so that it wakes
+ * nothing: answering a request must not cause another sync.
+ */
+export function isSyncResultOnlyUpdate(old: KubeObject, object: KubeObject): boolean {
+  if (old === object) return false
+  if (
+    old.metadata.annotations?.[SYNC_RESULT_ANNOTATION] ===
+    object.metadata.annotations?.[SYNC_RESULT_ANNOTATION]
+  )
+    return false
+  return isDeepStrictEqual(withoutResult(old), withoutResult(object))
 }
