@@ -10,9 +10,11 @@ import { startControlPlane, waitFor } from '../../src/testing/index.js'
 import type { ControlPlane } from '../../src/testing/index.js'
 import {
   CCS,
+  DCS,
   METACONTROLLER_CRDS,
   NAMESPACES,
   isolatedComposite,
+  isolatedDecorator,
   serveHook,
 } from '../support/engine-fixture.js'
 import type { ServedHook } from '../support/engine-fixture.js'
@@ -21,6 +23,7 @@ import type { SpawnedEngine } from '../support/spawned-engine.js'
 
 const world = isolatedComposite('SrParent', 'SrChild')
 const { parentCrd, childCrd } = world
+const decorated = isolatedDecorator('SrTarget', 'SrAttachment')
 
 describe('sync requests', () => {
   let plane: ControlPlane
@@ -80,7 +83,15 @@ describe('sync requests', () => {
   }
 
   before(async () => {
-    plane = await startControlPlane({ crds: [...METACONTROLLER_CRDS, parentCrd.crd, childCrd.crd] })
+    plane = await startControlPlane({
+      crds: [
+        ...METACONTROLLER_CRDS,
+        parentCrd.crd,
+        childCrd.crd,
+        decorated.targetCrd.crd,
+        decorated.attachmentCrd.crd,
+      ],
+    })
     await plane.client.create(NAMESPACES, {
       apiVersion: 'v1',
       kind: 'Namespace',
@@ -114,6 +125,7 @@ describe('sync requests', () => {
   after(async () => {
     await stopEngines()
     await plane.client.delete(CCS, ns).catch(() => undefined)
+    await plane.client.delete(DCS, ns).catch(() => undefined)
     await plane.client.delete(NAMESPACES, ns).catch(() => undefined)
     await hook.close()
     await plane.stop()
@@ -144,6 +156,46 @@ describe('sync requests', () => {
     const failed = await answer('bad-one', 'n4')
     assert.equal(failed.ok, false)
     assert.match(failed.reason ?? '', /unsupported status code: 500 .*hook refused/)
+
+    // A DecoratorController's target is answered the same way.
+    const decorations: string[] = []
+    const decoratorHook = await serveHook((body) => {
+      decorations.push((body as { object: KubeObject }).object.metadata.name ?? '')
+      return { labels: { decorated: 'yes' } }
+    })
+    try {
+      await plane.client.create(DCS, {
+        apiVersion: 'metacontroller.k8s.io/v1alpha1',
+        kind: 'DecoratorController',
+        metadata: { name: ns },
+        spec: { ...decorated.dcSpec(decoratorHook.url, ns), resyncPeriodSeconds: 3600 },
+      })
+      await plane.client.create(decorated.targetCrd.ref, decorated.targetObject('target', ns))
+      await waitFor(() => decorations.includes('target') || undefined, {
+        timeoutMs: 30_000,
+        description: 'the first decoration',
+      })
+      await plane.client.patch(
+        decorated.targetCrd.ref,
+        'target',
+        { metadata: { annotations: { [SYNC_REQUEST_ANNOTATION]: 'd1' } } },
+        { namespace: ns, type: 'merge' }
+      )
+      const result = await waitFor(
+        async () => {
+          const target = await plane.client.get(decorated.targetCrd.ref, 'target', {
+            namespace: ns,
+          })
+          const parsed = syncResultOf(target)
+          return parsed?.nonce === 'd1' ? parsed : undefined
+        },
+        { timeoutMs: 30_000, intervalMs: 100, description: 'the answer to d1' }
+      )
+      assert.deepEqual(result, { nonce: 'd1', ok: true })
+    } finally {
+      await plane.client.delete(DCS, ns).catch(() => undefined)
+      await decoratorHook.close()
+    }
     await stopEngines()
   })
 
