@@ -130,6 +130,11 @@ describe('metactl run behind a forward proxy', () => {
         },
       }
     )
+    const started = await engine.line('starting metactl run', 60_000)
+    // The start line says where requests go, without credentials.
+    assert.equal(started['apiProxy'], proxy.url)
+    assert.equal(started['httpProxy'], proxy.url)
+    assert.equal(started['noProxy'], '.svc,direct.test')
     await engine.line('started controller', 60_000)
 
     await plane.client.create(parentCrd.ref, world.parentObject('through', viaProxy))
