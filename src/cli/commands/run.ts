@@ -102,7 +102,24 @@ async function startSharding(
   })
 }
 
-/** The proxy settings in effect, credentials left out, for the start line; none: no fields. */
+/**
+ * Where requests go, for the start line: the proxies in effect (credentials left out) and the
+ * `--hook-address` redirects; both are easy to forget and the first question when a call fails.
+ */
+function routingFields(
+  config: RunConfig,
+  proxyUrl: string | undefined
+): Record<string, string | string[]> {
+  const fields: Record<string, string | string[]> = proxyFields(proxyUrl)
+  if (config.hookAddresses.size > 0) {
+    fields['hookAddresses'] = [...config.hookAddresses].map(
+      ([from, to]) => `${from}=${to.host}:${to.port}`
+    )
+  }
+  return fields
+}
+
+/** The proxy settings in effect, credentials left out; none: no fields. */
 function proxyFields(proxyUrl: string | undefined): Record<string, string> {
   const env = proxyEnvironmentFrom(process.env)
   const bare = (value: string): string => {
@@ -219,16 +236,7 @@ async function serve(config: RunConfig, shutdown: Shutdown, log: Logger): Promis
     applyStrategy: config.applyStrategy,
     leaderElection: election === undefined ? false : election.identity,
     sharding: ring === undefined ? false : { identity: ring.identity, key: config.sharding.field },
-    // Where requests go is the first question behind an egress proxy: say so at start.
-    ...proxyFields(cluster.proxyUrl),
-    // A redirected hook is easy to forget on a dev machine: say so at start.
-    ...(config.hookAddresses.size === 0
-      ? {}
-      : {
-          hookAddresses: [...config.hookAddresses].map(
-            ([from, to]) => `${from}=${to.host}:${to.port}`
-          ),
-        }),
+    ...routingFields(config, cluster.proxyUrl),
   })
   const rivals = await startRivals(config, cluster, log)
   const servers: { close(): Promise<void> }[] = []
