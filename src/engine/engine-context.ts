@@ -1,3 +1,4 @@
+import type { ProxyResolver } from '../kube/proxy/proxy-resolver.js'
 import type { KubeObject } from '../core/kube-object.js'
 import type { CompositeControllerSpec } from '../api/composite-controller-spec.js'
 import type { Discovery } from '../kube/discovery.js'
@@ -42,6 +43,8 @@ export interface EngineContext {
   readonly applier: ChildApplier
   /** Where connections for a hook URL's `host:port` go instead (`--hook-address`). */
   readonly hookAddresses?: HookAddressMap
+  /** Decides each hook call's proxy; absent: the process's proxy environment. */
+  readonly hookProxy?: { readonly resolve: ProxyResolver | undefined }
   /** Concurrent hook calls per hosted controller (`--hook-max-in-flight`); undefined: no cap. */
   readonly hookMaxInFlight?: number
   /** This replica's share of the parents (`--sharding`); undefined: every parent. */

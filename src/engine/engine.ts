@@ -18,6 +18,7 @@
  *
  * @module
  */
+import type { ProxyResolver } from '../kube/proxy/proxy-resolver.js'
 import type { KubeObject } from '../core/kube-object.js'
 import { compileLabelSelector, parseSelectorString } from '../core/label-selector.js'
 import { parseCompositeControllerSpec } from '../api/composite-controller-spec.js'
@@ -156,6 +157,11 @@ export interface EngineOptions {
    * cluster reach hooks addressed by in-cluster names (development and tests).
    */
   readonly hookAddresses?: HookAddressMap
+  /**
+   * Decides each webhook call's proxy; when absent, the process's `HTTPS_PROXY`/`HTTP_PROXY`/
+   * `NO_PROXY` (read once), as upstream's hook client. `{ resolve: undefined }`: always direct.
+   */
+  readonly hookProxy?: { readonly resolve: ProxyResolver | undefined }
   /**
    * Concurrent hook calls per hosted controller, its sync, finalize and customize hooks together,
    * webhooks and in-process ones alike ({@link DEFAULT_HOOK_MAX_IN_FLIGHT}); further calls wait.
@@ -315,6 +321,7 @@ export class Engine {
       targetSelector: target,
       hookResponseLimitBytes: options.hookResponseLimitBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
       ...(options.hookAddresses === undefined ? {} : { hookAddresses: options.hookAddresses }),
+      ...(options.hookProxy === undefined ? {} : { hookProxy: options.hookProxy }),
       hookMaxInFlight: options.hookMaxInFlight ?? DEFAULT_HOOK_MAX_IN_FLIGHT,
       ...(leadership === undefined ? {} : { leading: leadership.leading }),
       ...(options.shard === undefined ? {} : { shard: options.shard }),

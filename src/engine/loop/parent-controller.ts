@@ -24,6 +24,9 @@ import { HookRecovery } from './hook-recovery.js'
 import type { ParentShard } from '../sharding/parent-shard.js'
 import { ShardGuard } from '../sharding/shard-guard.js'
 import type { WorkQueueMetrics } from '../../runtime/work-queue-metrics.js'
+import { objectKey } from '../../core/object-key.js'
+import { isSyncResultOnlyUpdate, recordingSyncRequest } from './sync-request-recorder.js'
+import type { SyncResultWriter } from './sync-request-recorder.js'
 
 /** A watched collection: a resource and an optional scope. */
 export interface WatchSource {
@@ -97,6 +100,8 @@ export interface ParentControllerOptions {
   readonly stallWatch?: QueueStallOptions
   /** This replica's share of the parents (sharding); absent: every parent. */
   readonly shard?: ParentShard
+  /** Answers `metactl sync` requests; absent: requests are synced but not answered. */
+  readonly syncResults?: SyncResultWriter
 }
 
 /** Runs one hosted controller: caches, queue, workers, resync. */
@@ -134,8 +139,14 @@ export class ParentController {
     const recovery = new HookRecovery((keys) => {
       this.#enqueue(keys)
     })
-    const sync = (key: string, context: ReconcileContext): Promise<Action> =>
-      kind.sync(key, context, this.#caches)
+    const sync = (key: string, context: ReconcileContext): Promise<Action> => {
+      const write = options.syncResults
+      if (write === undefined) return kind.sync(key, context, this.#caches)
+      const parent = kind.parentOf?.(key, this.#caches)
+      return recordingSyncRequest(parent, this.#parentRef(parent), write, () =>
+        kind.sync(key, context, this.#caches)
+      )
+    }
     this.#loop = new ControllerLoop({
       queue: this.#queue,
       reconcile: (key, context) =>
@@ -151,6 +162,14 @@ export class ParentController {
       },
       ...(options.gate === undefined ? {} : { gate: options.gate }),
     })
+  }
+
+  /** The resource of a cached parent: the source whose cache holds that very object. */
+  #parentRef(parent: KubeObject | undefined): ResourceRef | undefined {
+    if (parent === undefined) return undefined
+    const key = objectKey(parent)
+    const index = this.#caches.parents.findIndex((informer) => informer.store.get(key) === parent)
+    return this.#options.kind.parentSources[index]?.ref
   }
 
   /** The controller's name. */
@@ -182,6 +201,8 @@ export class ParentController {
           enqueue(kind.parentKeys(o, undefined, this.#caches))
         },
         onUpdate: (old, o) => {
+          // The engine's own answer to a sync request is no news: it must not sync again.
+          if (isSyncResultOnlyUpdate(old, o)) return
           enqueue(kind.parentKeys(o, old, this.#caches))
         },
         onDelete: (o) => {

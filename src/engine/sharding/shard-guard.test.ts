@@ -84,4 +84,25 @@ describe('ShardGuard', () => {
     guard.stop()
     assert.equal(participants.length, 0)
   })
+
+  it('a failed sync fails for its caller only: nothing is left unhandled to end the process', async () => {
+    const { guard } = setup(new Set(['a']))
+    const unhandled: unknown[] = []
+    const onUnhandled = (reason: unknown): void => {
+      unhandled.push(reason)
+    }
+    process.on('unhandledRejection', onUnhandled)
+    try {
+      await assert.rejects(
+        guard.run('a', () => Promise.reject(new Error('hook failed'))),
+        /hook failed/
+      )
+      // Unhandled rejections are reported after the microtask queue drains.
+      await new Promise((resolve) => setImmediate(resolve))
+      await guard.drain()
+    } finally {
+      process.off('unhandledRejection', onUnhandled)
+    }
+    assert.deepEqual(unhandled, [])
+  })
 })

@@ -59,9 +59,13 @@ export class ShardGuard {
       return Promise.resolve(Action.awaitChange())
     }
     const running = sync()
-    const tracked = running.finally(() => {
-      if (this.#inFlight.get(key) === tracked) this.#inFlight.delete(key)
-    })
+    // The caller handles the sync's failure; this copy only marks its end. A rejection left on
+    // it would be unhandled, and Node ends the process on one: every failed sync killed a replica.
+    const tracked = running
+      .finally(() => {
+        if (this.#inFlight.get(key) === tracked) this.#inFlight.delete(key)
+      })
+      .catch(() => undefined)
     this.#inFlight.set(key, tracked)
     return running
   }
