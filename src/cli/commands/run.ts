@@ -97,6 +97,7 @@ async function startSharding(
     retryPeriodMs: flags.retryPeriodMs,
     ...(flags.identity === undefined ? {} : { identity: flags.identity }),
     metrics: new ShardMetrics(engineMetrics.registry),
+    serverSideWatches: flags.serverSide,
     log,
   })
 }

@@ -18,7 +18,9 @@ import { RING_LABEL, RingMembership } from '../../runtime/sharding/ring-membersh
 import type { ShardField } from '../../runtime/sharding/shard-selector.js'
 import { shardValue } from '../../runtime/sharding/shard-selector.js'
 import type { EngineLeadership } from '../engine.js'
-import type { ParentShard, ShardParticipant } from './parent-shard.js'
+import type { ParentShard, ShardedWatches, ShardParticipant } from './parent-shard.js'
+import { ShardSelection } from './shard-selection.js'
+import { shardedListWatcher } from './sharded-list-watcher.js'
 import type { ShardMetrics } from './shard-metrics.js'
 
 /** Options of {@link startEngineSharding}. */
@@ -35,6 +37,11 @@ export interface EngineShardingOptions {
   readonly log: Logger
   /** Where the sharding metrics go; none when absent. */
   readonly metrics?: ShardMetrics
+  /**
+   * Ask the API server for this replica's parents only (`shardSelector`, feature gate
+   * `ShardedListAndWatch`), falling back to client-side filtering where it is ignored.
+   */
+  readonly serverSideWatches?: boolean
 }
 
 /** A running ring membership. */
@@ -68,6 +75,7 @@ export function startEngineSharding(
   })
   const client = new DynamicClient(transport)
   const participants = new Set<ShardParticipant>()
+  const selection = new ShardSelection(options.field)
   let serving: () => void = () => undefined
   const leading = new Promise<void>((resolve) => {
     serving = resolve
@@ -84,9 +92,19 @@ export function startEngineSharding(
     drain: async () => {
       await Promise.all([...participants].map((p) => p.drain()))
     },
+    onView: (view) => {
+      const self = membership.identity
+      const served = membership.ring
+      const moves = (parent: KubeObject): boolean => {
+        const hash = fnv1a64(shardValue(options.field, parent.metadata))
+        return (served?.ownerOf(hash) === self) !== (view.ownerOf(hash) === self)
+      }
+      for (const p of participants) p.handoff(moves)
+    },
     onServe: (ring) => {
       serving()
       options.metrics?.served(ring.members.length, membership.handoffs === 0)
+      selection.serve(ring.rangesOf(membership.identity))
       for (const p of participants) p.resync()
     },
   })
@@ -109,7 +127,12 @@ export function startEngineSharding(
     }
   )
   return {
-    shard: parentShard(membership, participants, options),
+    shard: {
+      ...parentShard(membership, participants, options),
+      ...(options.serverSideWatches === true
+        ? { serverSide: shardedWatches(selection, options) }
+        : {}),
+    },
     leadership: { leading, canWrite: () => membership.canWrite() },
     identity: membership.identity,
     membership,
@@ -145,7 +168,41 @@ function parentShard(
           owned: (controller: string, count: number) => {
             metrics.owned(controller, count)
           },
+          waiting: (controller: string, count: number) => {
+            metrics.waiting(controller, count)
+          },
         }),
+  }
+}
+
+/** Server-side sharded watches over `selection`, logging and counting each fallback once. */
+function shardedWatches(
+  selection: ShardSelection,
+  { field, log, metrics }: EngineShardingOptions
+): ShardedWatches {
+  return {
+    listWatchers: (client) => (ref, scope) =>
+      shardedListWatcher({
+        source: (shardSelector) =>
+          dynamicListWatcher(
+            client,
+            ref,
+            shardSelector === undefined ? scope : { ...scope, shardSelector }
+          ),
+        selection,
+        onFallback: (collection, object) => {
+          log.warn(
+            'the API server ignored the shard selector; filtering this collection on the client ' +
+              '(turn on the ShardedListAndWatch feature gate of the API server to cache less)',
+            {
+              collection,
+              outside: `${object.metadata.namespace ?? ''}/${object.metadata.name ?? ''}`,
+            }
+          )
+          metrics?.fellBack(collection)
+        },
+      }),
+    shardsChildren: (ref) => field === 'namespace' && ref.namespaced,
   }
 }
 

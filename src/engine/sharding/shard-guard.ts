@@ -85,7 +85,16 @@ export class ShardGuard {
         const keys = this.#options.allKeys()
         const owned = keys.filter((key) => this.owns(key))
         this.#options.shard.owned?.(this.#options.name, owned.length)
+        this.#options.shard.waiting?.(this.#options.name, 0)
         this.#options.enqueue(owned)
+      },
+      handoff: (moves) => {
+        const { parentOf, allKeys, shard, name } = this.#options
+        const moving = allKeys().filter((key) => {
+          const parent = parentOf(key)
+          return parent !== undefined && moves(parent)
+        })
+        shard.waiting?.(name, moving.length)
       },
     })
   }

@@ -13,6 +13,8 @@ export class ShardMetrics {
   readonly #handoffs: Counter
   readonly #owned: Gauge<'controller'>
   readonly #dropped: Counter<'controller'>
+  readonly #waiting: Gauge<'controller'>
+  readonly #fallbacks: Counter<'resource'>
 
   constructor(registry: Registry) {
     const registers = [registry]
@@ -38,6 +40,18 @@ export class ShardMetrics {
       labelNames: ['controller'],
       registers,
     })
+    this.#waiting = new Gauge({
+      name: 'metacontroller_shard_parents_waiting',
+      help: 'Cached parents of a hosted controller whose owner changes in the ring this replica announced, until that ring is agreed (0 when no handoff is under way)',
+      labelNames: ['controller'],
+      registers,
+    })
+    this.#fallbacks = new Counter({
+      name: 'metacontroller_shard_server_side_fallbacks_total',
+      help: 'Collections whose API server ignored the shard selector (feature gate ShardedListAndWatch off, or an older server): filtered on the client instead',
+      labelNames: ['resource'],
+      registers,
+    })
   }
 
   /** A ring was agreed; `first` when it is this replica's first. */
@@ -49,6 +63,16 @@ export class ShardMetrics {
   /** The parents a controller owns, counted at a ring change. */
   owned(controller: string, count: number): void {
     this.#owned.set({ controller }, count)
+  }
+
+  /** Parents of a controller waiting for a handoff to end. */
+  waiting(controller: string, count: number): void {
+    this.#waiting.set({ controller }, count)
+  }
+
+  /** A collection's server ignored the shard selector. */
+  fellBack(resource: string): void {
+    this.#fallbacks.inc({ resource })
   }
 
   /** Parent keys a controller dropped. */
