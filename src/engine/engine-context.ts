@@ -17,7 +17,7 @@ export interface EngineContext {
   readonly client: DynamicClient
   readonly discovery: Discovery
   readonly informers: SharedInformers
-  /** Informers of server-side sharded collections (`shard.serverSide`); absent without. */
+  /** Informers of server-side sharded collections (`shard.watches`); absent without. */
   readonly shardedInformers?: SharedInformers
   readonly events: EventSink
   readonly log: Logger

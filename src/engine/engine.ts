@@ -309,14 +309,14 @@ export class Engine {
         },
       }),
       informers: engineInformers(client, this.metrics, log),
-      ...(options.shard?.serverSide === undefined
+      ...(options.shard?.watches === undefined
         ? {}
         : {
             shardedInformers: engineInformers(
               client,
               this.metrics,
               log,
-              options.shard.serverSide.listWatchers(client)
+              options.shard.watches.listWatchers(client)
             ),
           }),
       events: this.#recorder,

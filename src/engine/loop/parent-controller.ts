@@ -88,7 +88,7 @@ export interface ControllerKind {
 export interface ParentControllerOptions {
   readonly kind: ControllerKind
   readonly informers: SharedInformers
-  /** Where server-side sharded collections come from (`shard.serverSide`); absent: none. */
+  /** Where server-side sharded collections come from (`shard.watches`); absent: none. */
   readonly shardedInformers?: SharedInformers
   readonly workers?: number
   readonly queueMetrics?: WorkQueueMetrics
@@ -170,7 +170,7 @@ export class ParentController {
       (sharded ?? informers).acquire(s.ref, s.scope ?? {})
     )
     const children = kind.childSources.map((s) =>
-      (sharded !== undefined && shard?.serverSide?.shardsChildren(s.ref) === true
+      (sharded !== undefined && shard?.watches?.shardsChildren(s.ref) === true
         ? sharded
         : informers
       ).acquire(s.ref, s.scope ?? {})

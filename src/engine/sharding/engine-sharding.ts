@@ -39,7 +39,8 @@ export interface EngineShardingOptions {
   readonly metrics?: ShardMetrics
   /**
    * Ask the API server for this replica's parents only (`shardSelector`, feature gate
-   * `ShardedListAndWatch`), falling back to client-side filtering where it is ignored.
+   * `ShardedListAndWatch`), falling back to client-side filtering where it is ignored
+   * (default true).
    */
   readonly serverSideWatches?: boolean
 }
@@ -129,9 +130,7 @@ export function startEngineSharding(
   return {
     shard: {
       ...parentShard(membership, participants, options),
-      ...(options.serverSideWatches === true
-        ? { serverSide: shardedWatches(selection, options) }
-        : {}),
+      watches: shardedWatches(selection, options),
     },
     leadership: { leading, canWrite: () => membership.canWrite() },
     identity: membership.identity,
@@ -175,10 +174,13 @@ function parentShard(
   }
 }
 
-/** Server-side sharded watches over `selection`, logging and counting each fallback once. */
+/**
+ * The sharded informers' list-watchers: with the selection's shard selector when server-side,
+ * logging and counting each fallback once; whole otherwise. Both count what they receive.
+ */
 function shardedWatches(
   selection: ShardSelection,
-  { field, log, metrics }: EngineShardingOptions
+  { field, log, metrics, serverSideWatches }: EngineShardingOptions
 ): ShardedWatches {
   return {
     listWatchers: (client) => (ref, scope) =>
@@ -190,6 +192,10 @@ function shardedWatches(
             shardSelector === undefined ? scope : { ...scope, shardSelector }
           ),
         selection,
+        serverSide: serverSideWatches ?? true,
+        onReceived: (collection, count) => {
+          metrics?.received(collection, count)
+        },
         onFallback: (collection, object) => {
           log.warn(
             'the API server ignored the shard selector; filtering this collection on the client ' +

@@ -30,11 +30,14 @@ export interface ParentShard {
   owned?(controller: string, count: number): void
   /** Reports how many of a controller's parents wait for a handoff to end (a metric). */
   waiting?(controller: string, count: number): void
-  /** Server-side sharded watches; absent: every parent is cached and filtered here. */
-  readonly serverSide?: ShardedWatches
+  /** Sharded informers of parents (and children hashed alike); absent: shared, whole ones. */
+  readonly watches?: ShardedWatches
 }
 
-/** Server-side sharded watches: which collections are sharded, and how they are read. */
+/**
+ * Sharded informers: which collections are sharded, and how they are read (with the API
+ * server's shard selector, or whole and filtered here).
+ */
 export interface ShardedWatches {
   /** The list-watchers of sharded collections over the engine's client. */
   listWatchers(client: DynamicClient): ListWatcherFactory

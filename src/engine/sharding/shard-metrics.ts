@@ -15,6 +15,7 @@ export class ShardMetrics {
   readonly #dropped: Counter<'controller'>
   readonly #waiting: Gauge<'controller'>
   readonly #fallbacks: Counter<'resource'>
+  readonly #received: Counter<'resource'>
 
   constructor(registry: Registry) {
     const registers = [registry]
@@ -52,6 +53,12 @@ export class ShardMetrics {
       labelNames: ['resource'],
       registers,
     })
+    this.#received = new Counter({
+      name: 'metacontroller_shard_received_objects_total',
+      help: 'Objects a sharded collection received from the API server: listed items and watch events (bookmarks aside)',
+      labelNames: ['resource'],
+      registers,
+    })
   }
 
   /** A ring was agreed; `first` when it is this replica's first. */
@@ -73,6 +80,11 @@ export class ShardMetrics {
   /** A collection's server ignored the shard selector. */
   fellBack(resource: string): void {
     this.#fallbacks.inc({ resource })
+  }
+
+  /** Objects a sharded collection received. */
+  received(resource: string, count: number): void {
+    this.#received.inc({ resource }, count)
   }
 
   /** Parent keys a controller dropped. */

@@ -29,8 +29,12 @@ export interface ShardedListWatcherOptions {
   /** The collection's list-watcher with a shard selector, or whole without one. */
   readonly source: (shardSelector?: string) => ListWatcher
   readonly selection: ShardSelection
+  /** Send the selector; false: list and watch whole (client-side filtering only). */
+  readonly serverSide?: boolean
   /** Called once, when the server sent an object outside the ranges it was asked for. */
   readonly onFallback: (collection: string, object: KubeObject) => void
+  /** Counts the objects received (listed items and watch events, bookmarks aside). */
+  readonly onReceived?: (collection: string, count: number) => void
 }
 
 /** The in-stream event that makes an informer relist: the ranges changed. */
@@ -57,8 +61,11 @@ interface Selected {
 export function shardedListWatcher(options: ShardedListWatcherOptions): ListWatcher {
   const { source, selection } = options
   const whole = source()
-  let honoured = true
+  let honoured = options.serverSide ?? true
   let listed: Selected | undefined
+  const received = (count: number): void => {
+    options.onReceived?.(whole.description, count)
+  }
   const check = (object: KubeObject): void => {
     if (!honoured || listed === undefined) return
     if (objectInRanges(selection.field, object.metadata, listed.ranges)) return
@@ -68,21 +75,26 @@ export function shardedListWatcher(options: ShardedListWatcherOptions): ListWatc
   return {
     description: `${whole.description} {shard ${selection.field}}`,
     listPage: async (page) => {
-      if (page.continue === undefined) {
+      if (page.continue === undefined && honoured) {
         await selection.ready(page.signal)
-        listed = honoured ? selected(source, selection) : undefined
+        listed = selected(source, selection)
       }
-      const list = await (listed?.source ?? whole).listPage(page)
+      const list = await (honoured ? (listed?.source ?? whole) : whole).listPage(page)
       for (const item of list.items) check(item)
+      received(list.items.length)
       return list
     },
     watch: async (watch) => {
-      const current = listed
-      if (current === undefined || !honoured) return whole.watch(watch)
-      const events = await current.source.watch(watch)
-      return relistOnChange(events, () => honoured && selection.selector !== current.selector, {
+      const current = honoured ? listed : undefined
+      const events = await (current?.source ?? whole).watch(watch)
+      const outdated = (): boolean =>
+        current !== undefined && honoured && selection.selector !== current.selector
+      return relistOnChange(events, outdated, {
         selection,
-        check,
+        check: (object) => {
+          received(1)
+          check(object)
+        },
       })
     },
   }
