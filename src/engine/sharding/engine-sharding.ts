@@ -196,6 +196,9 @@ function shardedWatches(
         onReceived: (collection, count) => {
           metrics?.received(collection, count)
         },
+        onHeld: (collection, count) => {
+          metrics?.held(collection, count)
+        },
         onFallback: (collection, object) => {
           log.warn(
             'the API server ignored the shard selector; filtering this collection on the client ' +

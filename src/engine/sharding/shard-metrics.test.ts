@@ -15,6 +15,7 @@ describe('ShardMetrics', () => {
     metrics.waiting('CompositeController-a', 7)
     metrics.received('shps.v1.example.com', 40)
     metrics.fellBack('shps.v1.example.com')
+    metrics.held('shps.v1.example.com', 12)
     const text = await registry.metrics()
     assert.match(text, /^metacontroller_shard_ring_members 3$/m)
     assert.match(text, /^metacontroller_shard_handoffs_total 1$/m)
@@ -33,6 +34,10 @@ describe('ShardMetrics', () => {
     assert.match(
       text,
       /^metacontroller_shard_received_objects_total\{resource="shps.v1.example.com"\} 40$/m
+    )
+    assert.match(
+      text,
+      /^metacontroller_shard_cached_objects\{resource="shps.v1.example.com"\} 12$/m
     )
     assert.match(
       text,

@@ -16,6 +16,7 @@ export class ShardMetrics {
   readonly #waiting: Gauge<'controller'>
   readonly #fallbacks: Counter<'resource'>
   readonly #received: Counter<'resource'>
+  readonly #held: Gauge<'resource'>
 
   constructor(registry: Registry) {
     const registers = [registry]
@@ -59,6 +60,12 @@ export class ShardMetrics {
       labelNames: ['resource'],
       registers,
     })
+    this.#held = new Gauge({
+      name: 'metacontroller_shard_cached_objects',
+      help: 'Objects a sharded collection holds in its cache',
+      labelNames: ['resource'],
+      registers,
+    })
   }
 
   /** A ring was agreed; `first` when it is this replica's first. */
@@ -85,6 +92,11 @@ export class ShardMetrics {
   /** Objects a sharded collection received. */
   received(resource: string, count: number): void {
     this.#received.inc({ resource }, count)
+  }
+
+  /** Objects a sharded collection holds. */
+  held(resource: string, count: number): void {
+    this.#held.set({ resource }, count)
   }
 
   /** Parent keys a controller dropped. */

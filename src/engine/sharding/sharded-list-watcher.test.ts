@@ -67,10 +67,12 @@ describe('shardedListWatcher', () => {
     const selection = new ShardSelection('uid')
     const fake = server(selection, true)
     const fallbacks: string[] = []
+    const held: number[] = []
     const lw = shardedListWatcher({
       source: fake.source,
       selection,
       onFallback: (collection) => fallbacks.push(collection),
+      onHeld: (_collection, count) => held.push(count),
     })
     let settled = false
     const listing = lw.listPage({ limit: 500, signal }).finally(() => (settled = true))
@@ -82,6 +84,7 @@ describe('shardedListWatcher', () => {
     const mine = objects.filter((o) => objectInRanges('uid', o.metadata, ring.rangesOf('a')))
     assert.ok(mine.length > 0 && mine.length < objects.length)
     assert.equal(listed.items.length, mine.length)
+    assert.deepEqual(held, [mine.length], 'the cache holds this replica’s share')
 
     const events = (await lw.watch({ resourceVersion: '100', timeoutSeconds: 60, signal }))[
       Symbol.asyncIterator

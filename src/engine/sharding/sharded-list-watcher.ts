@@ -35,6 +35,8 @@ export interface ShardedListWatcherOptions {
   readonly onFallback: (collection: string, object: KubeObject) => void
   /** Counts the objects received (listed items and watch events, bookmarks aside). */
   readonly onReceived?: (collection: string, count: number) => void
+  /** Reports how many objects the informer holds: the last list, plus adds, minus deletes. */
+  readonly onHeld?: (collection: string, count: number) => void
 }
 
 /** The in-stream event that makes an informer relist: the ranges changed. */
@@ -63,8 +65,14 @@ export function shardedListWatcher(options: ShardedListWatcherOptions): ListWatc
   const whole = source()
   let honoured = options.serverSide ?? true
   let listed: Selected | undefined
+  let held = 0
+  let listing = 0
   const received = (count: number): void => {
     options.onReceived?.(whole.description, count)
+  }
+  const hold = (count: number): void => {
+    held = count
+    options.onHeld?.(whole.description, held)
   }
   const check = (object: KubeObject): void => {
     if (!honoured || listed === undefined) return
@@ -82,6 +90,9 @@ export function shardedListWatcher(options: ShardedListWatcherOptions): ListWatc
       const list = await (honoured ? (listed?.source ?? whole) : whole).listPage(page)
       for (const item of list.items) check(item)
       received(list.items.length)
+      listing = (page.continue === undefined ? 0 : listing) + list.items.length
+      const more = list.metadata.continue
+      if (more === undefined || more === '') hold(listing)
       return list
     },
     watch: async (watch) => {
@@ -91,9 +102,11 @@ export function shardedListWatcher(options: ShardedListWatcherOptions): ListWatc
         current !== undefined && honoured && selection.selector !== current.selector
       return relistOnChange(events, outdated, {
         selection,
-        check: (object) => {
+        check: (event) => {
           received(1)
-          check(object)
+          check(event.object)
+          if (event.type === 'ADDED') hold(held + 1)
+          else if (event.type === 'DELETED') hold(held - 1)
         },
       })
     },
@@ -117,7 +130,7 @@ function selected(
 async function* relistOnChange(
   events: AsyncIterable<WatchEvent>,
   outdated: () => boolean,
-  { selection, check }: { selection: ShardSelection; check: (object: KubeObject) => void }
+  { selection, check }: { selection: ShardSelection; check: (event: WatchEvent) => void }
 ): AsyncGenerator<WatchEvent> {
   let changed: () => void = () => undefined
   const change = new Promise<'changed'>((resolve) => {
@@ -140,7 +153,7 @@ async function* relistOnChange(
       }
       if (step.done === true) return
       const event = step.value
-      if (event.type !== 'BOOKMARK' && event.type !== 'ERROR') check(event.object)
+      if (event.type !== 'BOOKMARK' && event.type !== 'ERROR') check(event)
       yield event
     }
   } finally {
