@@ -302,6 +302,7 @@ export async function startShardingWorld(options: ShardingWorldOptions) {
   return {
     plane,
     ns,
+    auditLog,
     parentCrd,
     childCrd,
     engines,
