@@ -172,31 +172,38 @@ export async function startShardingWorld(options: ShardingWorldOptions) {
     }
   }
 
+  /**
+   * Runs `write(i)` for every parent, 25 at a time; a write that timed out on a loaded machine
+   * is retried (both writes below are idempotent: a merge patch, a create that may exist).
+   */
+  const eachParent = async (write: (i: number) => Promise<unknown>): Promise<void> => {
+    const attempt = async (i: number, left: number): Promise<unknown> =>
+      write(i).catch((error: unknown) => {
+        const name = error instanceof Error ? error.name : ''
+        if (name === 'AlreadyExistsError') return undefined
+        if (left > 0 && name === 'ConnectionError') return attempt(i, left - 1)
+        throw error
+      })
+    for (let i = 0; i < options.parents; i += 25)
+      await Promise.all(
+        Array.from({ length: Math.min(25, options.parents - i) }, (_, j) => attempt(i + j, 3))
+      )
+  }
+
   /** Bumps every parent's `spec.v`: a rollout the replicas must all carry out. */
   const rollout = async (v: number): Promise<void> => {
     rolloutStarted = Date.now()
-    for (let i = 0; i < options.parents; i += 50)
-      await Promise.all(
-        Array.from({ length: Math.min(50, options.parents - i) }, (_, j) =>
-          plane.client.patch(
-            parentCrd.ref,
-            `p${i + j}`,
-            { spec: { v } },
-            { namespace: ns, type: 'merge' }
-          )
-        )
-      )
+    await eachParent((i) =>
+      plane.client.patch(parentCrd.ref, `p${i}`, { spec: { v } }, { namespace: ns, type: 'merge' })
+    )
   }
 
   /** Creates the parents at v=1. */
   const createParents = async (): Promise<void> => {
     rolloutStarted = Date.now()
-    for (let i = 0; i < options.parents; i += 50)
-      await Promise.all(
-        Array.from({ length: Math.min(50, options.parents - i) }, (_, j) =>
-          plane.client.create(parentCrd.ref, world.parentObject(`p${i + j}`, ns, { v: 1 }))
-        )
-      )
+    await eachParent((i) =>
+      plane.client.create(parentCrd.ref, world.parentObject(`p${i}`, ns, { v: 1 }))
+    )
   }
 
   /** Every parent has status v and exactly one child, at v. */

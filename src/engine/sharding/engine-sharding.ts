@@ -21,6 +21,7 @@ import type { EngineLeadership } from '../engine.js'
 import type { ParentShard, ShardedWatches, ShardParticipant } from './parent-shard.js'
 import { ShardSelection } from './shard-selection.js'
 import { shardedListWatcher } from './sharded-list-watcher.js'
+import { waitForNoLiveHolder } from './writer-handover.js'
 import type { ShardMetrics } from './shard-metrics.js'
 
 /** Options of {@link startEngineSharding}. */
@@ -43,6 +44,11 @@ export interface EngineShardingOptions {
    * (default true).
    */
   readonly serverSideWatches?: boolean
+  /**
+   * The leader-election Lease of the same controllers: this replica joins the ring only once it
+   * has no live holder, so moving from leader election to a ring never has two writers.
+   */
+  readonly afterLeaderLease?: { readonly namespace: string; readonly name: string }
 }
 
 /** A running ring membership. */
@@ -117,16 +123,18 @@ export function startEngineSharding(
   const lost = new Promise<string>((resolve) => {
     reportLost = resolve
   })
-  const running = membership.run(stop.signal).then(
-    (reason) => {
-      if (reason !== 'stopped') reportLost(reason)
-    },
-    (error: unknown) => {
-      reportLost(
-        `ring membership failed: ${error instanceof Error ? error.message : String(error)}`
-      )
-    }
-  )
+  const running = afterLeader(client, options, stop.signal)
+    .then(() => (stop.signal.aborted ? 'stopped' : membership.run(stop.signal)))
+    .then(
+      (reason) => {
+        if (reason !== 'stopped') reportLost(reason)
+      },
+      (error: unknown) => {
+        reportLost(
+          `ring membership failed: ${error instanceof Error ? error.message : String(error)}`
+        )
+      }
+    )
   return {
     shard: {
       ...parentShard(membership, participants, options),
@@ -144,6 +152,43 @@ export function startEngineSharding(
       await transport.close()
     },
   }
+}
+
+/** Resolves once the leader-election Lease (if named) has no live holder; see writer-handover. */
+async function afterLeader(
+  client: DynamicClient,
+  { afterLeaderLease: lease, retryPeriodMs, log }: EngineShardingOptions,
+  signal: AbortSignal
+): Promise<void> {
+  if (lease === undefined) return
+  let said = false
+  await waitForNoLiveHolder({
+    read: async (readSignal) => {
+      const leases = await client.list(LEASE_RESOURCE, {
+        namespace: lease.namespace,
+        fieldSelector: `metadata.name=${lease.name}`,
+        signal: readSignal,
+      })
+      return leases.items
+    },
+    retryPeriodMs,
+    signal,
+    onError: (error) => {
+      log.warn('cannot read the leader-election Lease; not joining the ring until it can', {
+        lease: `${lease.namespace}/${lease.name}`,
+        error,
+        hint: 'the ring needs get/list on Leases in the leader-election namespace too',
+      })
+    },
+    onWait: (holders) => {
+      if (said) return
+      said = true
+      log.info('waiting for the leader-election Lease to be released before joining the ring', {
+        lease: `${lease.namespace}/${lease.name}`,
+        holders,
+      })
+    },
+  })
 }
 
 /** The parent loops' view of the ring: which parents this replica owns, and who drains. */
