@@ -6,7 +6,8 @@
 // sharded with it. Reported per round: time from the replicas' spawn until every parent is synced
 // and all 2N children exist; per replica CPU, peak RSS, API writes, objects received and held by
 // its sharded informers (parents, ConfigMaps); then, with 2 or more replicas, the rebalance after
-// a SIGKILL of one replica (kill → a new parent in a namespace it owned is synced).
+// a SIGKILL of one replica (kill → a new parent in a namespace it owned is synced). Lease 30 s,
+// renew deadline 25 s, retry 5 s.
 //
 //   [BENCH_LARGE=1] nice node --import tsx bench/sharding-scale.ts [parents=1000] [replicas=1,2,3] \
 //     [server,client]
@@ -123,6 +124,11 @@ async function round(replicas: number, mode: string): Promise<string[]> {
               `--sharding-identity=${id}`,
               '--shard-key=namespace',
               `--sharding-server-side=${mode === 'server' ? 'true' : 'false'}`,
+              // Longer than the defaults: a loaded 2-core machine listing 10,000 parents must
+              // not make a replica miss its renewals (each try may take 2 retry periods).
+              '--sharding-lease-duration=30s',
+              '--sharding-renew-deadline=25s',
+              '--sharding-retry-period=5s',
             ],
           })
         )
@@ -172,7 +178,7 @@ async function round(replicas: number, mode: string): Promise<string[]> {
 
 /**
  * SIGKILLs the last replica, creates a parent in a namespace it owned at once, and times until
- * that parent is synced (its Lease must expire first: 15 s by default).
+ * that parent is synced (its Lease must expire first: 30 s here).
  */
 async function rebalanceAfterKill(
   plane: ControlPlane,

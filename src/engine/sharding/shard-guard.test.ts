@@ -48,6 +48,28 @@ describe('ShardGuard', () => {
     assert.equal(synced, 1)
   })
 
+  it('lets a failed sync fail to the loop only, and forgets it, so nothing is left unhandled', async () => {
+    const owned = new Set(['a'])
+    const { guard } = setup(owned)
+    const unhandled: unknown[] = []
+    const onUnhandled = (reason: unknown): void => {
+      unhandled.push(reason)
+    }
+    process.on('unhandledRejection', onUnhandled)
+    try {
+      await assert.rejects(
+        guard.run('a', () => Promise.reject(new Error('write refused'))),
+        /write refused/
+      )
+      await new Promise((resolve) => setImmediate(resolve))
+      owned.delete('a')
+      await guard.drain()
+      assert.deepEqual(unhandled, [])
+    } finally {
+      process.off('unhandledRejection', onUnhandled)
+    }
+  })
+
   it('drains: waits for an in-flight sync of a parent no longer owned, not for owned ones', async () => {
     const owned = new Set(['a', 'b'])
     const { guard } = setup(owned)
