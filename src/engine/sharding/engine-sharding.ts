@@ -14,6 +14,7 @@ import { LEASE_RESOURCE } from '../../runtime/leader-election.js'
 import { dynamicListWatcher } from '../../runtime/list-watcher.js'
 import type { Logger } from '../../runtime/logger.js'
 import { fnv1a64 } from '../../runtime/sharding/fnv1a64.js'
+import type { HashRing } from '../../runtime/sharding/hash-ring.js'
 import { RING_LABEL, RingMembership } from '../../runtime/sharding/ring-membership.js'
 import type { ShardField } from '../../runtime/sharding/shard-selector.js'
 import { shardValue } from '../../runtime/sharding/shard-selector.js'
@@ -100,13 +101,7 @@ export function startEngineSharding(
       await Promise.all([...participants].map((p) => p.drain()))
     },
     onView: (view) => {
-      const self = membership.identity
-      const served = membership.ring
-      const moves = (parent: KubeObject): boolean => {
-        const hash = fnv1a64(shardValue(options.field, parent.metadata))
-        return (served?.ownerOf(hash) === self) !== (view.ownerOf(hash) === self)
-      }
-      for (const p of participants) p.handoff(moves)
+      countHandoff(membership, view, participants, options.field)
     },
     onServe: (ring) => {
       serving()
@@ -152,6 +147,22 @@ export function startEngineSharding(
       await transport.close()
     },
   }
+}
+
+/** Has every parent loop count its cached parents whose owner differs between `view` and the served ring. */
+function countHandoff(
+  membership: RingMembership,
+  view: HashRing,
+  participants: ReadonlySet<ShardParticipant>,
+  field: ShardField
+): void {
+  const self = membership.identity
+  const served = membership.ring
+  const moves = (parent: KubeObject): boolean => {
+    const hash = fnv1a64(shardValue(field, parent.metadata))
+    return (served?.ownerOf(hash) === self) !== (view.ownerOf(hash) === self)
+  }
+  for (const p of participants) p.handoff(moves)
 }
 
 /** Resolves once the leader-election Lease (if named) has no live holder; see writer-handover. */
