@@ -18,6 +18,8 @@ export interface EngineContext {
   readonly client: DynamicClient
   readonly discovery: Discovery
   readonly informers: SharedInformers
+  /** Informers of server-side sharded collections (`shard.watches`); absent without. */
+  readonly shardedInformers?: SharedInformers
   readonly events: EventSink
   readonly log: Logger
   readonly metrics: RuntimeMetrics | undefined

@@ -36,6 +36,7 @@ import type { Logger } from '../runtime/logger.js'
 import { silentLogger } from '../runtime/logger.js'
 import { RuntimeMetrics } from '../runtime/runtime-metrics.js'
 import { SharedInformers } from '../runtime/shared-informers.js'
+import type { ListWatcherFactory, SharedInformerStatus } from '../runtime/shared-informers.js'
 import { DEFAULT_CLIENT_RATE_LIMIT, tokenBucketLimiter } from '../runtime/token-bucket-limiter.js'
 import type { ClientRateLimit } from '../runtime/token-bucket-limiter.js'
 import { parseDecoratorControllerSpec } from '../api/decorator-controller-spec.js'
@@ -212,9 +213,10 @@ export interface InProcessDecoratorController {
 function engineInformers(
   client: DynamicClient,
   metrics: RuntimeMetrics,
-  log: Logger
+  log: Logger,
+  factory: ListWatcherFactory = (ref, scope) => dynamicListWatcher(client, ref, scope)
 ): SharedInformers {
-  return new SharedInformers((ref, scope) => dynamicListWatcher(client, ref, scope), {
+  return new SharedInformers(factory, {
     // The engine never reads managedFields; dropping them halves the cache.
     transform: stripManagedFields,
     observer: metrics.informerObserver({
@@ -313,6 +315,16 @@ export class Engine {
         },
       }),
       informers: engineInformers(client, this.metrics, log),
+      ...(options.shard?.watches === undefined
+        ? {}
+        : {
+            shardedInformers: engineInformers(
+              client,
+              this.metrics,
+              log,
+              options.shard.watches.listWatchers(client)
+            ),
+          }),
       events: this.#recorder,
       log,
       metrics: this.metrics,
@@ -414,10 +426,15 @@ export class Engine {
     await meta.start(signal)
   }
 
+  /** Every shared informer's state, sharded ones included. */
+  #informerStatus(): SharedInformerStatus[] {
+    const { informers, shardedInformers } = this.#context
+    return [...informers.status(), ...(shardedInformers?.status() ?? [])]
+  }
+
   /** Why the engine is not ready (`/readyz`): caches not synced yet; empty when ready. */
   notReady(): string[] {
-    return this.#context.informers
-      .status()
+    return this.#informerStatus()
       .filter((s) => !s.synced)
       .map((s) => `${s.description} not synced`)
   }
@@ -429,8 +446,7 @@ export class Engine {
    * (`EventLoopWatchdog`).
    */
   unhealthy(staleAfterMs: number = 10 * 60_000): string[] {
-    return this.#context.informers
-      .status()
+    return this.#informerStatus()
       .filter((s) => s.synced && (s.lastEventAgeMs ?? 0) > staleAfterMs)
       .map(
         (s) =>
@@ -537,6 +553,7 @@ export class Engine {
     await this.#recorder.flush()
     await onWritesStopped?.()
     await this.#context.informers.stopAll()
+    await this.#context.shardedInformers?.stopAll()
     this.#context.discovery.stop()
     await this.#recorder.flush()
     await Promise.all([this.transport.close(), this.#eventClient.transport.close()])
