@@ -23,7 +23,10 @@ import { isStatusOnlyUpdate } from '../loop/status-only-update.js'
 import { cachesByRole } from '../loop/caches-by-role.js'
 import { hasFinalizer, setFinalizer } from '../sync/finalizer-step.js'
 import { reportSyncError } from '../sync/report-sync-error.js'
-import { syncDecoratorTarget } from './sync-decorator-target.js'
+import { runSync } from '../sync/run-sync.js'
+import { observeSync } from '../sync/sync-observer.js'
+import type { SyncObserver } from '../sync/sync-observer.js'
+import { decoratorStrategy } from './sync-decorator-target.js'
 import type { DecoratorController, DecoratorWrites, TargetRule } from './sync-decorator-target.js'
 
 /** Everything a decorator controller needs, resolved when it is built. */
@@ -35,6 +38,8 @@ export interface DecoratorKindOptions {
   readonly resyncPeriodMs: number | undefined
   readonly events: EventSink
   readonly log: Logger
+  /** Told what each sync did; absent: nobody asks. */
+  readonly onSync?: SyncObserver
 }
 
 /** Joins a rule index and an object key into a queue key. */
@@ -131,15 +136,23 @@ export function decoratorKind(options: DecoratorKindOptions): ControllerKind {
       const cached = parts === undefined ? undefined : targetsOf(caches, parts.rule)?.get(parts.key)
       if (rule === undefined || cached === undefined) return Action.awaitChange()
       const log = options.log.child({ parent: `${cached.kind} ${objectKey(cached)}` })
+      const about = {
+        controller: { kind: 'DecoratorController' as const, name: controller.name },
+        parent: cached,
+      }
       return reportSyncError(cached, options.events, log, () =>
-        syncDecoratorTarget(
-          controller,
-          writes,
-          rule,
-          cachesByRole(sources, caches.children),
-          cached,
-          context.signal,
-          log
+        observeSync(
+          options.onSync,
+          about,
+          writes.client,
+          (client) =>
+            decoratorStrategy(
+              controller,
+              { ...writes, client },
+              rule,
+              cachesByRole(sources, caches.children)
+            ),
+          (strategy) => runSync(strategy, cached, context.signal, log)
         )
       )
     },
