@@ -22,12 +22,7 @@ export type {
   InProcessDecoratorController,
 } from './engine.js'
 export type { DecoratorHooks } from '../api/controller-hooks.js'
-export type {
-  SyncController,
-  SyncObserver,
-  SyncReport,
-  SyncWrite,
-} from './sync/sync-observer.js'
+export type { SyncController, SyncObserver, SyncReport, SyncWrite } from './sync/sync-observer.js'
 export type { SyncPlan } from './sync/plan-sync.js'
 export {
   DECORATOR_CONTROLLER_ANNOTATION,
