@@ -98,7 +98,7 @@ describe('metactl dev', { timeout: 240_000 }, () => {
     dev.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()))
     dev.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()))
     await waitFor(
-      () => output.includes('dev: serving CompositeController reload-controller (sync)'),
+      () => output.includes('dev: serving reload-controller (CompositeController; hooks: sync)'),
       {
         timeoutMs: 60_000,
         description: 'metactl dev to start',

@@ -116,7 +116,7 @@ export class DevSession {
   /** The names of the running controllers, with the hook export each one uses. */
   describeControllers(): string {
     return [...this.#running.values()]
-      .map((c) => `${c.kind} ${nameOf(c)} (${this.#hooks.get(nameOf(c))?.from ?? '?'})`)
+      .map((c) => `${nameOf(c)} (${c.kind}; hooks: ${this.#hooks.get(nameOf(c))?.from ?? '?'})`)
       .join(', ')
   }
 

@@ -27,7 +27,12 @@ import { runSync } from '../sync/run-sync.js'
 import { observeSync } from '../sync/sync-observer.js'
 import type { SyncObserver } from '../sync/sync-observer.js'
 import { decoratorStrategy } from './sync-decorator-target.js'
-import type { DecoratorController, DecoratorWrites, TargetRule } from './sync-decorator-target.js'
+import type {
+  AttachmentCaches,
+  DecoratorController,
+  DecoratorWrites,
+  TargetRule,
+} from './sync-decorator-target.js'
 
 /** Everything a decorator controller needs, resolved when it is built. */
 export interface DecoratorKindOptions {
@@ -136,27 +141,31 @@ export function decoratorKind(options: DecoratorKindOptions): ControllerKind {
       const cached = parts === undefined ? undefined : targetsOf(caches, parts.rule)?.get(parts.key)
       if (rule === undefined || cached === undefined) return Action.awaitChange()
       const log = options.log.child({ parent: `${cached.kind} ${objectKey(cached)}` })
-      const about = {
-        controller: { kind: 'DecoratorController' as const, name: controller.name },
-        parent: cached,
-      }
+      const attachments = cachesByRole(sources, caches.children)
       return reportSyncError(cached, options.events, log, () =>
-        observeSync(
-          options.onSync,
-          about,
-          writes.client,
-          (client) =>
-            decoratorStrategy(
-              controller,
-              { ...writes, client },
-              rule,
-              cachesByRole(sources, caches.children)
-            ),
-          (strategy) => runSync(strategy, cached, context.signal, log)
-        )
+        syncTarget(options, rule, attachments, cached, context.signal, log)
       )
     },
   }
+}
+
+/** Syncs one target through the pipeline, reported to `options.onSync` when it is set. */
+function syncTarget(
+  options: DecoratorKindOptions,
+  rule: TargetRule,
+  attachments: AttachmentCaches,
+  cached: KubeObject,
+  signal: AbortSignal,
+  log: Logger
+): Promise<Action> {
+  const { controller, writes } = options
+  return observeSync(
+    options.onSync,
+    { controller: { kind: 'DecoratorController', name: controller.name }, parent: cached },
+    writes.client,
+    (client) => decoratorStrategy(controller, { ...writes, client }, rule, attachments),
+    (strategy) => runSync(strategy, cached, signal, log)
+  )
 }
 
 /** Lets each rule's related objects wake the in-scope targets they concern. */
