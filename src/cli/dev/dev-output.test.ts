@@ -5,7 +5,7 @@ import type { KubeObject } from '../../core/kube-object.js'
 import type { SyncPlan, SyncReport, SyncWrite } from '../../engine/index.js'
 import { NotSyncedError } from '../../runtime/reconcile-errors.js'
 import { controllerHooks, hookExportName } from './controller-hooks.js'
-import { shortEngineLine } from './dev-logger.js'
+import { devLogger, shortEngineLine } from './dev-logger.js'
 import { describeHookError } from './hook-error.js'
 import { SyncReporter, describeSyncReport } from './sync-report.js'
 
@@ -194,6 +194,26 @@ describe('metactl dev engine log', () => {
       'engine warn: watch failed; retrying (resource: x)'
     )
     assert.equal(shortEngineLine('{"level":"warn","msg":"sync failed","error":"x"}'), undefined)
+  })
+
+  it('prints every engine line (info and up) on stderr with --verbose, only short warnings without', () => {
+    const out: string[] = []
+    const err: string[] = []
+    const io = { out: (l: string) => out.push(l), err: (l: string) => err.push(l) }
+    const reporter = new SyncReporter(io.out)
+    for (const verbose of [true, false]) {
+      const log = devLogger(verbose, io, reporter)
+      log.info('children changed', { created: ['a'] })
+      log.warn('sync failed', { error: 'bad answer' })
+      log.warn('watch failed; retrying', { resource: 'configmaps' })
+    }
+    assert.equal(err.length, 3)
+    assert.match(err[0] ?? '', /\tINFO\t.*\tchildren changed\t\{"created":\["a"\]\}/)
+    assert.match(err[1] ?? '', /\tWARN\t.*\tsync failed/)
+    assert.deepEqual(
+      out.map((l) => l.slice(9)),
+      ['engine warn: watch failed; retrying (resource: configmaps)']
+    )
   })
 })
 

@@ -178,7 +178,7 @@ export class DevSession {
     this.#hooks = hooks
     const failures: string[] = []
     for (const controller of this.#manifests.controllers) {
-      await this.#stop(nameOf(controller))
+      await this.#detach(nameOf(controller))
       const failure = await this.#tryStart(controller)
       if (failure !== undefined) failures.push(failure)
     }
@@ -239,7 +239,7 @@ export class DevSession {
     for (const controller of next) {
       const running = this.#running.get(nameOf(controller))
       if (running !== undefined && !crdsChanged && isDeepStrictEqual(running, controller)) continue
-      if (running !== undefined) await this.#stop(nameOf(controller))
+      if (running !== undefined) await this.#detach(nameOf(controller))
       const failure = await this.#tryStart(controller)
       if (failure !== undefined) failures.push(failure)
       else (running === undefined ? done.started : done.restarted).push(nameOf(controller))
@@ -263,17 +263,26 @@ export class DevSession {
     }
   }
 
-  /** Starts one controller with its hooks, after leasing the informers it watches. */
+  /**
+   * Starts one controller with its hooks, after leasing the informers it watches; the leases it
+   * held before are released only then, so the informers both use stay warm across a restart.
+   */
   async #start(controller: KubeObject): Promise<void> {
     const { discovery, informers } = this.#engine.context
+    const name = nameOf(controller)
+    const previous = this.#leases.get(name) ?? []
     const leases: Lease[] = []
-    this.#leases.set(nameOf(controller), leases)
-    for (const rule of watchedRules(controller)) {
-      const info = await discovery.resolveResource(rule.apiVersion, rule.resource)
-      leases.push(informers.acquire(info.ref))
+    this.#leases.set(name, leases)
+    try {
+      for (const rule of watchedRules(controller)) {
+        const info = await discovery.resolveResource(rule.apiVersion, rule.resource)
+        leases.push(informers.acquire(info.ref))
+      }
+    } finally {
+      await Promise.all(previous.map((lease) => lease.release()))
     }
     await this.#add(controller)
-    this.#running.set(nameOf(controller), controller)
+    this.#running.set(name, controller)
   }
 
   async #add(controller: KubeObject): Promise<void> {
@@ -310,10 +319,15 @@ export class DevSession {
     })
   }
 
-  /** Stops a controller, if it runs, and releases its informer leases. */
-  async #stop(name: string): Promise<void> {
+  /** Stops a controller, if it runs, keeping its informer leases for its restart. */
+  async #detach(name: string): Promise<void> {
     this.#running.delete(name)
     await this.#engine.removeCompositeController(name)
+  }
+
+  /** Stops a controller, if it runs, and releases its informer leases. */
+  async #stop(name: string): Promise<void> {
+    await this.#detach(name)
     const leases = this.#leases.get(name) ?? []
     this.#leases.delete(name)
     await Promise.all(leases.map((lease) => lease.release()))
