@@ -245,6 +245,13 @@ describe('metactl dev', { timeout: 240_000 }, () => {
       '  childResources:\n',
       '  childResources:\n    - apiVersion: v1\n      resource: secrets\n'
     )
+    const broken = output.length
+    writeFileSync(manifest, `${declared}\n  - : [\n`)
+    await line(
+      /reload of the manifests failed \(deploy\/controller\.yaml changed\); the previous controllers keep running: deploy\/controller\.yaml: invalid YAML/,
+      'the broken manifest reported',
+      broken
+    )
     const reloaded = output.length
     writeFileSync(manifest, declared)
     await line(
