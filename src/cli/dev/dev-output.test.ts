@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { InvalidDesiredChildError } from '../../api/desired-children.js'
 import type { KubeObject } from '../../core/kube-object.js'
-import type { SyncPlan, SyncReport, SyncWrite } from '../../engine/index.js'
+import type { RecordedWrite, SyncPlan, SyncReport } from '../../engine/index.js'
 import { NotSyncedError } from '../../runtime/reconcile-errors.js'
 import { controllerHooks, hookExportName } from './controller-hooks.js'
 import { devLogger, shortEngineLine } from './dev-logger.js'
@@ -21,12 +21,12 @@ const parent: KubeObject = {
   kind: 'Greeting',
   metadata: { name: 'hi', namespace: 'ns' },
 }
-const write = (verb: SyncWrite['verb'], object: KubeObject, ref = MAPS): SyncWrite => ({
-  verb,
+const write = (method: RecordedWrite['method'], object: KubeObject, ref = MAPS): RecordedWrite => ({
+  method,
   ref,
   namespace: object.metadata.namespace,
   name: object.metadata.name ?? '',
-  ...(verb === 'delete' ? {} : { object }),
+  ...(method === 'delete' ? {} : { sent: object, result: object }),
 })
 /** A plan that desires `desired` and deletes `deleted`, as far as the lines read it. */
 const plan = (desired: KubeObject[], deleted: KubeObject[] = []): SyncPlan =>
@@ -37,6 +37,7 @@ const plan = (desired: KubeObject[], deleted: KubeObject[] = []): SyncPlan =>
 const report = (overrides: Partial<SyncReport>): SyncReport => ({
   controller: { kind: 'CompositeController', name: 'greeter' },
   parent,
+  parentRef: PARENTS,
   hook: 'sync',
   plan: undefined,
   writes: [],
@@ -54,7 +55,7 @@ describe('metactl dev sync lines', () => {
           write('delete', cm('old')),
           write('create', cm('a')),
           write('update', cm('b')),
-          write('update-status', parent, PARENTS),
+          write('updateStatus', parent, PARENTS),
         ],
       }),
       '/p'
@@ -78,6 +79,25 @@ describe('metactl dev sync lines', () => {
     assert.deepEqual(lines, [
       '[labeler] sync Greeting ns/hi: created 1 (ConfigMap other/x), updated 0, deleted 0, ' +
         'unchanged 0; target updated; status unchanged',
+    ])
+  })
+
+  it('names a write the server refused, and the sync error after what was written', () => {
+    const refused: RecordedWrite = {
+      ...write('create', cm('b')),
+      error: new Error('quota exceeded'),
+    }
+    const lines = describeSyncReport(
+      report({
+        plan: plan([cm('a'), cm('b')]),
+        writes: [write('create', cm('a')), refused],
+        error: new Error('quota exceeded'),
+      }),
+      '/p'
+    )
+    assert.deepEqual(lines, [
+      '[greeter] sync Greeting ns/hi failed (wrote created 1 (ConfigMap a), updated 0, deleted 0, ' +
+        'unchanged 0, refused 1 (ConfigMap b: quota exceeded); status unchanged): Error: quota exceeded',
     ])
   })
 

@@ -10,7 +10,8 @@
 import { HookResponseError } from '../../api/hook-response-error.js'
 import { InvalidDesiredChildError } from '../../api/desired-children.js'
 import type { KubeObject } from '../../core/kube-object.js'
-import type { SyncReport, SyncWrite } from '../../engine/index.js'
+import { summarizeWrites, writeKey } from '../../engine/index.js'
+import type { RecordedWrite, SyncReport } from '../../engine/index.js'
 import { NotSyncedError, RetryAfterError } from '../../runtime/reconcile-errors.js'
 import { describeHookError } from './hook-error.js'
 
@@ -35,18 +36,8 @@ function childName(parent: KubeObject, kind: string, namespace: string | undefin
   return `${kind} ${shown}`
 }
 
-function isParent(parent: KubeObject, write: SyncWrite): boolean {
-  return (
-    write.verb !== 'delete' &&
-    write.object?.kind === parent.kind &&
-    write.object.apiVersion === parent.apiVersion &&
-    write.name === parent.metadata.name &&
-    write.namespace === parent.metadata.namespace
-  )
-}
-
 /** The kind of a deleted child: the plan names it; without a plan, the resource does. */
-function deletedKind(report: SyncReport, write: SyncWrite): string {
+function deletedKind(report: SyncReport, write: RecordedWrite): string {
   const planned = [
     ...(report.plan?.children.delete ?? []),
     ...(report.plan?.children.recreate ?? []),
@@ -67,42 +58,53 @@ function group(verb: string, names: readonly string[]): string {
   return `${verb} ${names.length} (${shown}${more})`
 }
 
-/** The children's part of a line, and what was written to the parent and revisions. */
+/**
+ * The children's part of a line, and what was written to the parent and revisions: the writes
+ * summed up as `metactl render` sums them ({@link summarizeWrites}), each child named by its kind.
+ */
 export function describeWrites(report: SyncReport): string {
-  const { parent } = report
-  const created = new Set<string>()
-  const updated = new Set<string>()
-  const deleted = new Set<string>()
-  const parentWrites = new Set<string>()
-  let revisions = 0
-  for (const write of report.writes) {
-    if (isParent(parent, write)) {
-      parentWrites.add(write.verb)
-    } else if (write.ref.resource === 'controllerrevisions') {
-      revisions++
-    } else {
-      const kind = write.object?.kind ?? deletedKind(report, write)
-      const name = childName(parent, kind, write.namespace, write.name)
-      if (write.verb === 'create') created.add(name)
-      else if (write.verb === 'delete') deleted.add(name)
-      else if (!created.has(name)) updated.add(name)
+  const { parent, parentRef } = report
+  const revisions = report.writes.filter((w) => w.ref.resource === 'controllerrevisions')
+  const summary = summarizeWrites(
+    report.writes.filter((w) => !revisions.includes(w)),
+    {
+      ref: parentRef,
+      namespace: parentRef.namespaced ? parent.metadata.namespace : undefined,
+      name: parent.metadata.name ?? '',
     }
+  )
+  const names = new Map<string, string>()
+  for (const write of report.writes) {
+    const kind = write.sent?.kind ?? deletedKind(report, write)
+    names.set(writeKey(write), childName(parent, kind, write.namespace, write.name))
   }
+  const shown = (keys: readonly string[]): string[] => [
+    ...new Set(keys.map((key) => names.get(key) ?? key)),
+  ]
+  const created = shown(summary.created)
+  const updated = shown(summary.updated).filter((name) => !created.includes(name))
+  const deleted = shown(summary.deleted)
+  const refused = shown(summary.failed.map((f) => f.key))
+  const touched = new Set([...created, ...updated, ...deleted, ...refused])
   const unchanged = [...(report.plan?.desired.values() ?? [])]
     .flatMap((byKey) => [...byKey.values()])
     .map((o) => childName(parent, o.kind, o.metadata.namespace, o.metadata.name ?? ''))
-    .filter((name) => !created.has(name) && !updated.has(name) && !deleted.has(name))
+    .filter((name) => !touched.has(name))
+  const failed = summary.failed.map((f) => `${names.get(f.key) ?? f.key}: ${f.error}`)
   const role = report.controller.kind === 'DecoratorController' ? 'target' : 'parent'
   return [
     [
-      group('created', [...created]),
-      group('updated', [...updated]),
-      group('deleted', [...deleted]),
+      group('created', created),
+      group('updated', updated),
+      group('deleted', deleted),
       ...(report.plan === undefined ? [] : [group('unchanged', unchanged)]),
+      ...(failed.length === 0 ? [] : [group('refused', failed)]),
     ].join(', '),
-    ...(parentWrites.has('update') ? [`${role} updated`] : []),
-    `status ${parentWrites.has('update-status') ? 'written' : 'unchanged'}`,
-    ...(revisions > 0 ? [`${revisions} revision write${revisions === 1 ? '' : 's'}`] : []),
+    ...(summary.parentUpdated ? [`${role} updated`] : []),
+    `status ${summary.statusWritten ? 'written' : 'unchanged'}`,
+    ...(revisions.length > 0
+      ? [`${revisions.length} revision write${revisions.length === 1 ? '' : 's'}`]
+      : []),
   ].join('; ')
 }
 
@@ -122,7 +124,9 @@ export function describeSyncReport(report: SyncReport, projectDir: string): stri
     if (report.hook === undefined && report.writes.length === 0) return undefined
     return [`${subject}: ${describeWrites(report)}`]
   }
-  const wrote = report.writes.length === 0 ? 'nothing written' : `wrote ${describeWrites(report)}`
+  // A refused write wrote nothing either; it is named among the writes when there are others.
+  const nothing = report.writes.every((w) => w.error !== undefined)
+  const wrote = nothing ? 'nothing written' : `wrote ${describeWrites(report)}`
   if (error instanceof NotSyncedError || error instanceof RetryAfterError) {
     return [`${subject} waits: ${error.message}`]
   }
@@ -130,7 +134,7 @@ export function describeSyncReport(report: SyncReport, projectDir: string): stri
     return [`${subject}: answer rejected, ${wrote}: ${error.message}`]
   }
   const [first = '', ...frames] = describeHookError(error, projectDir)
-  const after = report.writes.length === 0 ? '' : ` (${wrote})`
+  const after = nothing ? '' : ` (${wrote})`
   return [`${subject} failed${after}: ${first}`, ...frames]
 }
 

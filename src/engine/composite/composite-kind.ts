@@ -252,6 +252,7 @@ export function compositeKind(options: CompositeKindOptions): ControllerKind {
       const about = {
         controller: { kind: 'CompositeController' as const, name: options.name },
         parent: cached,
+        parentRef: parentInfo.ref,
       }
       return reportSyncError(cached, options.events, log, () =>
         observeSync(

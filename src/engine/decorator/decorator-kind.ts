@@ -161,7 +161,11 @@ function syncTarget(
   const { controller, writes } = options
   return observeSync(
     options.onSync,
-    { controller: { kind: 'DecoratorController', name: controller.name }, parent: cached },
+    {
+      controller: { kind: 'DecoratorController', name: controller.name },
+      parent: cached,
+      parentRef: rule.info.ref,
+    },
     writes.client,
     (client) => decoratorStrategy(controller, { ...writes, client }, rule, attachments),
     (strategy) => runSync(strategy, cached, signal, log)

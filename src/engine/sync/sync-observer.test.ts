@@ -9,7 +9,8 @@ import type { SyncPlan } from './plan-sync.js'
 import { runSync } from './run-sync.js'
 import type { SyncResponse, SyncStrategy } from './run-sync.js'
 import { observeSync } from './sync-observer.js'
-import type { SyncReport, SyncWrite } from './sync-observer.js'
+import type { SyncReport } from './sync-observer.js'
+import type { RecordedWrite } from './write-recorder.js'
 
 const PARENTS = { group: 'x', version: 'v1', resource: 'ps', namespaced: true }
 const MAPS = { group: '', version: 'v1', resource: 'configmaps', namespaced: true }
@@ -59,7 +60,11 @@ async function seeded(): Promise<FakeCluster> {
   return cluster
 }
 
-const about = { controller: { kind: 'CompositeController' as const, name: 'c' }, parent }
+const about = {
+  controller: { kind: 'CompositeController' as const, name: 'c' },
+  parent,
+  parentRef: PARENTS,
+}
 const run = (strategy: Strategy) =>
   runSync(strategy, parent, new AbortController().signal, silentLogger)
 /** The one report of a sync. */
@@ -69,7 +74,7 @@ function only(reports: readonly SyncReport[]): SyncReport {
   if (report === undefined) throw new Error('no report')
   return report
 }
-const brief = (writes: readonly SyncWrite[]) => writes.map((w) => `${w.verb} ${w.name}`)
+const brief = (writes: readonly RecordedWrite[]) => writes.map((w) => `${w.method} ${w.name}`)
 
 describe('observeSync', () => {
   it('reports the hook, the plan and every write the server accepted, in order', async () => {
@@ -103,13 +108,15 @@ describe('observeSync', () => {
     assert.deepEqual(only(reports).writes, [])
   })
 
-  it('leaves a write the server refused out of the report', async () => {
+  it('reports a write the server refused with its error', async () => {
     const cluster = await seeded()
     await cluster.create(MAPS, map('a'), { namespace: 'ns' })
     const reports: SyncReport[] = []
     await assert.rejects(observeSync((r) => reports.push(r), about, cluster, strategyOn, run))
-    assert.deepEqual(only(reports).writes, [])
-    assert.ok(only(reports).error !== undefined)
+    const report = only(reports)
+    assert.deepEqual(brief(report.writes), ['create a'])
+    assert.match(String(report.writes[0]?.error), /already exists/)
+    assert.ok(report.error !== undefined)
   })
 
   it('gives the strategy its client untouched when nobody observes', async () => {

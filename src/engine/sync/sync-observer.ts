@@ -1,7 +1,8 @@
 /**
  * What a sync did, told to whoever asked (`EngineOptions.onSync`): the parent, the hook that was
- * called, the plan of the answer when it passed every check, the writes the sync actually made,
- * and the error it ended with. `metactl dev` prints its one line per sync from it.
+ * called, the plan of the answer when it passed every check, the writes the sync made (recorded
+ * by a {@link WriteRecorder}, as `metactl render` records its plan), and the error it ended with.
+ * `metactl dev` prints its one line per sync from it.
  *
  * @remarks
  * Additive: without an observer a sync runs exactly as before. With one, the sync's client is
@@ -10,25 +11,12 @@
  * @module
  */
 import type { KubeObject } from '../../core/kube-object.js'
-import type {
-  DeleteOptions,
-  ObjectCallOptions,
-  ResourceRef,
-  WriteOptions,
-} from '../../kube/dynamic-client.js'
+import type { ResourceRef } from '../../kube/dynamic-client.js'
 import type { ObjectClient } from '../../kube/object-client.js'
 import type { SyncPlan } from './plan-sync.js'
 import type { SyncAnswer, SyncResponse, SyncStrategy } from './run-sync.js'
-
-/** One write a sync made and the API server accepted. */
-export interface SyncWrite {
-  readonly verb: 'create' | 'update' | 'update-status' | 'delete'
-  readonly ref: ResourceRef
-  readonly namespace: string | undefined
-  readonly name: string
-  /** The object the server returned (create, update, update-status); absent for a delete. */
-  readonly object?: KubeObject
-}
+import { WriteRecorder } from './write-recorder.js'
+import type { RecordedWrite } from './write-recorder.js'
 
 /** Which controller a {@link SyncReport} is about. */
 export interface SyncController {
@@ -41,12 +29,14 @@ export interface SyncReport {
   readonly controller: SyncController
   /** The cached parent the sync started from. */
   readonly parent: KubeObject
+  /** The parent's resource, to tell its own writes from its children's. */
+  readonly parentRef: ResourceRef
   /** The hook that was asked; undefined when none was (out of scope, no hook). */
   readonly hook: 'sync' | 'finalize' | undefined
   /** The plan of the answer; undefined when the sync ended before the answer passed its checks. */
   readonly plan: SyncPlan | undefined
-  /** The writes the server accepted, in order. */
-  readonly writes: readonly SyncWrite[]
+  /** The writes the sync made, in call order; a refused one carries its `error`. */
+  readonly writes: readonly RecordedWrite[]
   /** What the sync threw; undefined when it succeeded. */
   readonly error: unknown
   readonly durationMs: number
@@ -54,39 +44,6 @@ export interface SyncReport {
 
 /** Receives one report per sync; must not throw (a throw is ignored). */
 export type SyncObserver = (report: SyncReport) => void
-
-/** An {@link ObjectClient} that appends each accepted write to `writes`. */
-export function recordingClient(client: ObjectClient, writes: SyncWrite[]): ObjectClient {
-  const record = (
-    verb: SyncWrite['verb'],
-    ref: ResourceRef,
-    object: KubeObject,
-    options: ObjectCallOptions | undefined
-  ): KubeObject => {
-    writes.push({
-      verb,
-      ref,
-      namespace: object.metadata.namespace ?? options?.namespace,
-      name: object.metadata.name ?? '',
-      object,
-    })
-    return object
-  }
-  return {
-    get: (ref, name, options) => client.get(ref, name, options),
-    create: async (ref, object, options?: WriteOptions) =>
-      record('create', ref, await client.create(ref, object, options), options),
-    update: async (ref, object, options?: WriteOptions) =>
-      record('update', ref, await client.update(ref, object, options), options),
-    updateStatus: async (ref, object, options?: WriteOptions) =>
-      record('update-status', ref, await client.updateStatus(ref, object, options), options),
-    delete: async (ref, name, options?: DeleteOptions) => {
-      const result = await client.delete(ref, name, options)
-      writes.push({ verb: 'delete', ref, namespace: options?.namespace, name })
-      return result
-    },
-  }
-}
 
 /** What the pipeline got to in one sync, filled in as it goes. */
 interface Progress {
@@ -129,18 +86,22 @@ export async function observeSync<
   Answer extends SyncAnswer<Response>,
 >(
   observer: SyncObserver | undefined,
-  about: { readonly controller: SyncController; readonly parent: KubeObject },
+  about: {
+    readonly controller: SyncController
+    readonly parent: KubeObject
+    readonly parentRef: ResourceRef
+  },
   client: ObjectClient,
   strategyFor: (client: ObjectClient) => SyncStrategy<Observed, Request, Response, Answer>,
   run: (strategy: SyncStrategy<Observed, Request, Response, Answer>) => Promise<T>
 ): Promise<T> {
   if (observer === undefined) return run(strategyFor(client))
-  const writes: SyncWrite[] = []
+  const recorder = new WriteRecorder(client)
   const progress: Progress = { hook: undefined, plan: undefined }
   const startedMs = Date.now()
   let error: unknown
   try {
-    return await run(watchedStrategy(strategyFor(recordingClient(client, writes)), progress))
+    return await run(watchedStrategy(strategyFor(recorder), progress))
   } catch (thrown) {
     error = thrown
     throw thrown
@@ -149,7 +110,7 @@ export async function observeSync<
       observer({
         ...about,
         ...progress,
-        writes,
+        writes: recorder.writes,
         error,
         durationMs: Date.now() - startedMs,
       })
