@@ -115,9 +115,11 @@ export class DevSession {
 
   /** The names of the running controllers, with the hook export each one uses. */
   describeControllers(): string {
-    return [...this.#running.values()]
-      .map((c) => `${nameOf(c)} (${c.kind}; hooks: ${this.#hooks.get(nameOf(c))?.from ?? '?'})`)
-      .join(', ')
+    const running = [...this.#running.values()].map(
+      (c) => `${nameOf(c)} (${c.kind}; hooks: ${this.#hooks.get(nameOf(c))?.from ?? '?'})`
+    )
+    // Every controller failed to start: the lines above say why, a saved fix starts them.
+    return running.length === 0 ? 'no controller yet' : running.join(', ')
   }
 
   /** Loads the hooks again and, when they load, re-syncs every parent with them. */
