@@ -62,6 +62,7 @@ import { hookLimiterFor } from './hooks/webhook-hooks.js'
 import type { ParentShard } from './sharding/parent-shard.js'
 import { DEFAULT_MAX_RESPONSE_BYTES } from './hooks/post-webhook.js'
 import { hookMetricsFor } from './metrics/hook-metrics.js'
+import type { SyncObserver } from './sync/sync-observer.js'
 
 /** The metrics of API requests, with upstream's graded lines (V(4) writes, V(7) discovery). */
 function observeRequests(
@@ -183,6 +184,12 @@ export interface EngineOptions {
    * server's audit log tells replicas apart; the default field manager stays `metacontroller-ts`.
    */
   readonly replicaIdentity?: string
+  /**
+   * Told, after each sync of any hosted controller, what it did: the hook asked, the plan of its
+   * answer, the writes the API server accepted, the error (see `SyncReport`). `metactl dev`
+   * prints its lines from it; absent, syncs are not watched at all.
+   */
+  readonly onSync?: SyncObserver
 }
 
 /** How an engine learns whether its replica leads; see {@link EngineOptions.leadership}. */
@@ -337,6 +344,7 @@ export class Engine {
       hookMaxInFlight: options.hookMaxInFlight ?? DEFAULT_HOOK_MAX_IN_FLIGHT,
       ...(leadership === undefined ? {} : { leading: leadership.leading }),
       ...(options.shard === undefined ? {} : { shard: options.shard }),
+      ...(options.onSync === undefined ? {} : { onSync: options.onSync }),
       revisionNamespace: options.revisionNamespace ?? DEFAULT_REVISION_NAMESPACE,
       applier: engineApplier(strategy, client, log, options.ssaFieldManager),
     }
