@@ -135,6 +135,18 @@ describe('metactl dev sync lines', () => {
     ])
   })
 
+  it('says when no planned child write was made, and why the server refused them', () => {
+    const lost: RecordedWrite = { ...write('create', cm('a')), error: new Error('already exists') }
+    const lines = describeSyncReport(
+      report({ plan: plan([{ op: 'create', object: cm('a') }]), writes: [lost] }),
+      '/p'
+    )
+    assert.deepEqual(lines, [
+      '[greeter] sync Greeting ns/hi: nothing written to the children, ' +
+        'refused 1 (create configmaps ns/a: already exists); status unchanged',
+    ])
+  })
+
   it('prints a rejected answer with its reason and that nothing was written', () => {
     const error = new InvalidDesiredChildError('ConfigMap kube-system/a: not in ns')
     assert.deepEqual(describeSyncReport(report({ error }), '/p'), [

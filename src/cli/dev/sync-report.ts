@@ -80,7 +80,14 @@ function describeChildren(report: SyncReport): string {
     writes,
     ...(report.error === undefined ? {} : { failure: report.error }),
   })
-  if (!written.managed) return 'children left alone'
+  if (!written.managed) {
+    // The engine left the children alone (a deleting parent), or every planned write lost a
+    // race with a cache that was behind (the next sync, woken by the change, catches up).
+    const refused = writes.filter((w) => w.error !== undefined)
+    if (refused.length === 0) return 'children left alone'
+    const shown = refused.map((w) => `${w.method} ${writeKey(w)}: ${messageOf(w.error)}`)
+    return `nothing written to the children, ${group('refused', shown)}`
+  }
   const groups = { created: [], updated: [], deleted: [], unchanged: [], failed: [] } as Record<
     (typeof GROUP_OF)[PlanEntry['op']],
     string[]
