@@ -17,6 +17,7 @@ import { DynamicClient } from '../../kube/dynamic-client.js'
 import { isNodeReady, NODES } from '../../cluster/simulated-nodes.js'
 import { startRealNodeCluster } from '../../cluster/real-node/start-real-node-cluster.js'
 import { stopRealNodeCluster } from '../../cluster/real-node/stop-real-node-cluster.js'
+import { removeVolumes } from '../../cluster/host-path-storage.js'
 import { readRealNodeState } from '../../cluster/real-node/real-node-state.js'
 import { realNodeLayout } from '../../cluster/real-node/real-node-layout.js'
 import { CliError } from '../cli-error.js'
@@ -44,6 +45,7 @@ interface UpOptions {
   readonly runtime: string
   readonly featureGates?: string
   readonly auditLog?: string
+  readonly image: string[]
 }
 
 async function up(io: CliIo, opts: UpOptions): Promise<void> {
@@ -65,6 +67,9 @@ async function up(io: CliIo, opts: UpOptions): Promise<void> {
   }
   if (opts.runtime !== 'kwok') {
     throw new CliError(`--runtime must be kwok or containerd, got "${opts.runtime}"`)
+  }
+  if (opts.image.length > 0) {
+    throw new CliError('--image needs --runtime containerd: simulated nodes run no images')
   }
   const binaries = findControlPlaneBinaries()
   io.err(`Starting a local control plane in ${dir}`)
@@ -105,6 +110,7 @@ async function upRealNode(io: CliIo, dir: string, opts: UpOptions): Promise<void
     dir,
     crds: opts.crd,
     simulatedNodes: parseNodes(opts.nodes ?? '0'),
+    images: opts.image,
     ...(opts.port === undefined ? {} : { apiServerPort: parsePort(opts.port) }),
     onProgress: (message) => {
       io.err(`  ${message}`)
@@ -215,6 +221,8 @@ async function down(io: CliIo, opts: { dir: string }): Promise<void> {
   if (left.length > 0) {
     throw new CliError(`could not stop: ${left.map((p) => `${p.name} ${p.pid}`).join(', ')}`)
   }
+  const kept = removeVolumes(dir)
+  if (kept.length > 0) throw new CliError(`could not remove: ${kept.join(', ')}`)
 }
 
 async function downRealNode(io: CliIo, dir: string): Promise<void> {
@@ -277,6 +285,13 @@ export function clusterCommand(io: CliIo, setExitCode: (code: number) => void): 
       'kube-apiserver feature gates, e.g. ShardedListAndWatch=true (comma-separated)'
     )
     .option('--audit-log <path>', "write kube-apiserver's audit log of writes (JSON lines) here")
+    .option(
+      '--image <archive>',
+      'with --runtime containerd: an image archive to import and serve to Always pulls ' +
+        '(repeatable; e.g. from tools/node/example-images.sh)',
+      collect,
+      []
+    )
     .action(async (opts: UpOptions) => {
       await up(io, opts)
     })

@@ -98,6 +98,15 @@ async function startSharding(
     retryPeriodMs: flags.retryPeriodMs,
     ...(flags.identity === undefined ? {} : { identity: flags.identity }),
     metrics: new ShardMetrics(engineMetrics.registry),
+    serverSideWatches: flags.serverSide,
+    // Moving from --leader-election to --sharding: the old leader hands over first.
+    afterLeaderLease: {
+      namespace:
+        config.leaderElection.namespace === ''
+          ? await leaseNamespace(config)
+          : config.leaderElection.namespace,
+      name: config.leaderElection.id,
+    },
     log,
   })
 }

@@ -13,6 +13,8 @@ import { findControlPlaneBinaries } from '../control-plane-binaries.js'
 import { ManagedProcess } from '../managed-process.js'
 import type { RecordedProcess } from '../control-plane-state.js'
 import { waitFor } from '../../runtime/wait-for.js'
+import { bindVolumes } from '../host-path-storage.js'
+import { requireImageMirror, startImageMirror } from './image-mirror.js'
 import { createCgroupRoot, hostCgroupV1Mounts } from './cgroup-root.js'
 import { ensureClusterPki } from './cluster-pki.js'
 import { readCreatedDirs, writeCreatedDirs } from './created-dirs-registry.js'
@@ -44,6 +46,8 @@ export interface SupervisorOptions {
   readonly crds: readonly string[]
   readonly simulatedNodes: number
   readonly startTimeoutMs: number
+  /** Extra image archives: imported, and served by the cluster's image mirror (image-mirror.ts). */
+  readonly images?: readonly string[]
 }
 
 const SERVICE_ACCOUNTS = {
@@ -63,8 +67,10 @@ async function startNode(
   paths: NodeComponentPaths,
   plane: ControlPlane,
   record: (proc: ManagedProcess) => void,
-  timeoutMs: number
+  options: SupervisorOptions
 ): Promise<void> {
+  const timeoutMs = options.startTimeoutMs
+  const extra = options.images ?? []
   writeNodeConfig(layout, paths, plane.kubeconfigPath)
   let started = Date.now()
   const containerd = await startContainerd(layout, paths, timeoutMs)
@@ -72,7 +78,9 @@ async function startNode(
   await importImages(layout, paths, [
     join(paths.imagesDir, 'pause.tar'),
     join(paths.imagesDir, 'web.tar'),
+    ...extra,
   ])
+  if (extra.length > 0) record(await startImageMirror(layout, extra, timeoutMs))
   log(`containerd ready, images imported in ${((Date.now() - started) / 1000).toFixed(1)} s`)
   started = Date.now()
   const [kubelet, kubeProxy] = await Promise.all([
@@ -99,6 +107,7 @@ async function startNode(
 async function supervise(options: SupervisorOptions): Promise<void> {
   const layout = realNodeLayout(options.dir)
   const paths = requireRealNodePrerequisites()
+  if ((options.images ?? []).length > 0) requireImageMirror(options.images ?? [])
   const cgroupMounts = hostCgroupV1Mounts()
   setUpNodeNetwork()
   maskGlobalSysctls(layout.sysctlDir)
@@ -115,6 +124,8 @@ async function supervise(options: SupervisorOptions): Promise<void> {
   writeRealNodeState(layout.stateFile, state)
   state = { ...state, createdDirs: mountPrivateDirs() }
   writeCreatedDirs([...readCreatedDirs(), ...state.createdDirs])
+  // The host-path provisioner's volumes, where the kubelet and runc resolve them too.
+  bindVolumes(options.dir)
   createCgroupRoot(layout.cgroupRoot, cgroupMounts)
   writeRealNodeState(layout.stateFile, state)
   const record = (proc: ManagedProcess): void => {
@@ -139,6 +150,7 @@ async function supervise(options: SupervisorOptions): Promise<void> {
       caFile: pki.caFile,
     },
     onProgress: log,
+    volumesMount: 'caller',
   })
   const forwarder = forwarderCommand(
     `unix:${layout.apiServerSocket}`,
@@ -155,7 +167,7 @@ async function supervise(options: SupervisorOptions): Promise<void> {
       true
     )
   )
-  await startNode(layout, paths, plane, record, options.startTimeoutMs)
+  await startNode(layout, paths, plane, record, options)
   await plane.release()
 }
 

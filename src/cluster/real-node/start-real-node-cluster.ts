@@ -27,6 +27,7 @@ import { findFreePort } from '../free-port.js'
 import { logTail, ManagedProcess } from '../managed-process.js'
 import { forwarderCommand, siblingNodeCommand } from './forwarder-command.js'
 import { requireRealNodePrerequisites } from './node-binaries.js'
+import { requireImageMirror } from './image-mirror.js'
 import { REAL_NODE_NAME, realNodeLayout } from './real-node-layout.js'
 import { readRealNodeState, writeRealNodeState } from './real-node-state.js'
 import { stopRealNodeCluster } from './stop-real-node-cluster.js'
@@ -47,6 +48,11 @@ export interface RealNodeClusterOptions {
   readonly startTimeoutMs?: number
   /** Receives one line per startup step. */
   readonly onProgress?: (message: string) => void
+  /**
+   * More image archives (e.g. tools/node/example-images.sh's): imported into containerd and
+   * served by the cluster's image mirror, so Pods pulled `Always` get them too (image-mirror.ts).
+   */
+  readonly images?: readonly string[]
 }
 
 /** A running cluster with a real node. */
@@ -107,6 +113,9 @@ export async function startRealNodeCluster(
   options: RealNodeClusterOptions = {}
 ): Promise<RealNodeCluster> {
   requireRealNodePrerequisites()
+  if (options.images !== undefined && options.images.length > 0) {
+    requireImageMirror(options.images.map((i) => resolve(i)))
+  }
   const dir =
     options.dir === undefined ? mkdtempSync(join(tmpdir(), 'metactl-rn-')) : resolve(options.dir)
   const layout = realNodeLayout(dir)
@@ -121,6 +130,7 @@ export async function startRealNodeCluster(
       crds: (options.crds ?? []).map((c) => resolve(c)),
       simulatedNodes: options.simulatedNodes ?? 0,
       startTimeoutMs: options.startTimeoutMs ?? 120_000,
+      images: (options.images ?? []).map((i) => resolve(i)),
     },
     supervisorLog,
     (line) => {

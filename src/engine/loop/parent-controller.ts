@@ -91,6 +91,8 @@ export interface ControllerKind {
 export interface ParentControllerOptions {
   readonly kind: ControllerKind
   readonly informers: SharedInformers
+  /** Where server-side sharded collections come from (`shard.watches`); absent: none. */
+  readonly shardedInformers?: SharedInformers
   readonly workers?: number
   readonly queueMetrics?: WorkQueueMetrics
   readonly observer?: ControllerLoopObserver
@@ -182,9 +184,16 @@ export class ParentController {
    * Rejects (after releasing everything) when `signal` aborts first.
    */
   async start(signal?: AbortSignal): Promise<void> {
-    const { kind, informers } = this.#options
-    const parents = kind.parentSources.map((s) => informers.acquire(s.ref, s.scope ?? {}))
-    const children = kind.childSources.map((s) => informers.acquire(s.ref, s.scope ?? {}))
+    const { kind, informers, shardedInformers: sharded, shard } = this.#options
+    const parents = kind.parentSources.map((s) =>
+      (sharded ?? informers).acquire(s.ref, s.scope ?? {})
+    )
+    const children = kind.childSources.map((s) =>
+      (sharded !== undefined && shard?.watches?.shardsChildren(s.ref) === true
+        ? sharded
+        : informers
+      ).acquire(s.ref, s.scope ?? {})
+    )
     this.#leases = { parents, children }
     this.#caches = {
       parents: parents.map((l) => l.informer),

@@ -41,6 +41,9 @@ export async function startHostedController(
   const controller = new ParentController({
     kind,
     informers: context.informers,
+    ...(context.shardedInformers === undefined
+      ? {}
+      : { shardedInformers: context.shardedInformers }),
     workers: context.workers,
     ...(context.leading === undefined ? {} : { gate: context.leading }),
     ...(context.shard === undefined ? {} : { shard: context.shard }),
