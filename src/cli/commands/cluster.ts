@@ -18,6 +18,8 @@ import { isNodeReady, NODES } from '../../cluster/simulated-nodes.js'
 import { startRealNodeCluster } from '../../cluster/real-node/start-real-node-cluster.js'
 import { stopRealNodeCluster } from '../../cluster/real-node/stop-real-node-cluster.js'
 import { readRealNodeState } from '../../cluster/real-node/real-node-state.js'
+import { parsePublishedPort } from '../../cluster/real-node/published-port.js'
+import type { PublishedPort } from '../../cluster/real-node/published-port.js'
 import { realNodeLayout } from '../../cluster/real-node/real-node-layout.js'
 import { CliError } from '../cli-error.js'
 import { installClusterBinaries } from './cluster-install.js'
@@ -44,6 +46,8 @@ interface UpOptions {
   readonly runtime: string
   readonly featureGates?: string
   readonly auditLog?: string
+  readonly publish: string[]
+  readonly image: string[]
 }
 
 async function up(io: CliIo, opts: UpOptions): Promise<void> {
@@ -65,6 +69,9 @@ async function up(io: CliIo, opts: UpOptions): Promise<void> {
   }
   if (opts.runtime !== 'kwok') {
     throw new CliError(`--runtime must be kwok or containerd, got "${opts.runtime}"`)
+  }
+  if (opts.publish.length > 0 || opts.image.length > 0) {
+    throw new CliError('--publish and --image need a real node: add --runtime containerd')
   }
   const binaries = findControlPlaneBinaries()
   io.err(`Starting a local control plane in ${dir}`)
@@ -106,6 +113,8 @@ async function upRealNode(io: CliIo, dir: string, opts: UpOptions): Promise<void
     crds: opts.crd,
     simulatedNodes: parseNodes(opts.nodes ?? '0'),
     ...(opts.port === undefined ? {} : { apiServerPort: parsePort(opts.port) }),
+    publish: opts.publish.map(published),
+    images: opts.image,
     onProgress: (message) => {
       io.err(`  ${message}`)
     },
@@ -115,6 +124,14 @@ async function upRealNode(io: CliIo, dir: string, opts: UpOptions): Promise<void
   io.out(`kubeconfig: ${cluster.kubeconfigPath}`)
   io.out(`export KUBECONFIG=${cluster.kubeconfigPath}`)
   io.out(`Stop it with: metactl cluster down --dir ${dir}`)
+}
+
+function published(text: string): PublishedPort {
+  try {
+    return parsePublishedPort(text)
+  } catch (error) {
+    throw new CliError(`--publish ${error instanceof Error ? error.message : String(error)}`)
+  }
 }
 
 function parseNodes(text: string): number {
@@ -277,6 +294,19 @@ export function clusterCommand(io: CliIo, setExitCode: (code: number) => void): 
       'kube-apiserver feature gates, e.g. ShardedListAndWatch=true (comma-separated)'
     )
     .option('--audit-log <path>', "write kube-apiserver's audit log of writes (JSON lines) here")
+    .option(
+      '--publish <hostPort:nodePort>',
+      "with --runtime containerd: forward 127.0.0.1:hostPort to the real node's nodePort " +
+        '(a NodePort Service, e.g. an ingress controller; repeatable)',
+      collect,
+      []
+    )
+    .option(
+      '--image <archive>',
+      'with --runtime containerd: import this image archive into the node (repeatable)',
+      collect,
+      []
+    )
     .action(async (opts: UpOptions) => {
       await up(io, opts)
     })

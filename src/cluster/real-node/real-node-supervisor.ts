@@ -36,6 +36,8 @@ import type { RealNodeLayout } from './real-node-layout.js'
 import { writeRealNodeState } from './real-node-state.js'
 import type { RealNodeState } from './real-node-state.js'
 import { forwarderCommand } from './forwarder-command.js'
+import { publishedPortSocket } from './published-port.js'
+import type { PublishedPort } from './published-port.js'
 
 /** What the host passes to the supervisor (as JSON in its first argument). */
 export interface SupervisorOptions {
@@ -44,6 +46,10 @@ export interface SupervisorOptions {
   readonly crds: readonly string[]
   readonly simulatedNodes: number
   readonly startTimeoutMs: number
+  /** Node ports forwarded from the host (see published-port.ts). */
+  readonly publish: readonly PublishedPort[]
+  /** Image archives imported besides pause and web (the kubelet never pulls). */
+  readonly images: readonly string[]
 }
 
 const SERVICE_ACCOUNTS = {
@@ -63,8 +69,9 @@ async function startNode(
   paths: NodeComponentPaths,
   plane: ControlPlane,
   record: (proc: ManagedProcess) => void,
-  timeoutMs: number
+  options: SupervisorOptions
 ): Promise<void> {
+  const timeoutMs = options.startTimeoutMs
   writeNodeConfig(layout, paths, plane.kubeconfigPath)
   let started = Date.now()
   const containerd = await startContainerd(layout, paths, timeoutMs)
@@ -72,6 +79,7 @@ async function startNode(
   await importImages(layout, paths, [
     join(paths.imagesDir, 'pause.tar'),
     join(paths.imagesDir, 'web.tar'),
+    ...options.images,
   ])
   log(`containerd ready, images imported in ${((Date.now() - started) / 1000).toFixed(1)} s`)
   started = Date.now()
@@ -93,6 +101,18 @@ async function startNode(
       }
     },
     { timeoutMs, intervalMs: 200, description: 'the default ServiceAccount' }
+  )
+}
+
+function startForwarder(
+  layout: RealNodeLayout,
+  name: string,
+  args: string[],
+  command: string
+): ManagedProcess {
+  return ManagedProcess.start(
+    { name, command, args, logFile: join(layout.logsDir, `${name}.log`) },
+    true
   )
 }
 
@@ -144,18 +164,17 @@ async function supervise(options: SupervisorOptions): Promise<void> {
     `unix:${layout.apiServerSocket}`,
     `tcp:127.0.0.1:${options.apiServerPort}`
   )
-  record(
-    ManagedProcess.start(
-      {
-        name: 'apiserver-forwarder-inside',
-        command: forwarder.command,
-        args: forwarder.args,
-        logFile: join(layout.logsDir, 'apiserver-forwarder-inside.log'),
-      },
-      true
+  record(startForwarder(layout, 'apiserver-forwarder-inside', forwarder.args, forwarder.command))
+  for (const port of options.publish) {
+    const published = forwarderCommand(
+      `unix:${publishedPortSocket(options.dir, port)}`,
+      `tcp:${NODE_IP}:${port.nodePort}`
     )
-  )
-  await startNode(layout, paths, plane, record, options.startTimeoutMs)
+    record(
+      startForwarder(layout, `published-${port.hostPort}-inside`, published.args, published.command)
+    )
+  }
+  await startNode(layout, paths, plane, record, options)
   await plane.release()
 }
 

@@ -30,6 +30,8 @@ import { requireRealNodePrerequisites } from './node-binaries.js'
 import { REAL_NODE_NAME, realNodeLayout } from './real-node-layout.js'
 import { readRealNodeState, writeRealNodeState } from './real-node-state.js'
 import { stopRealNodeCluster } from './stop-real-node-cluster.js'
+import { publishedPortSocket } from './published-port.js'
+import type { PublishedPort } from './published-port.js'
 import type { RealNodeTeardown } from './stop-real-node-cluster.js'
 import type { SupervisorOptions } from './real-node-supervisor.js'
 
@@ -47,6 +49,10 @@ export interface RealNodeClusterOptions {
   readonly startTimeoutMs?: number
   /** Receives one line per startup step. */
   readonly onProgress?: (message: string) => void
+  /** Node ports the host reaches on 127.0.0.1 (kind's `extraPortMappings`). */
+  readonly publish?: readonly PublishedPort[]
+  /** More image archives to import into containerd before the kubelet starts. */
+  readonly images?: readonly string[]
 }
 
 /** A running cluster with a real node. */
@@ -121,6 +127,8 @@ export async function startRealNodeCluster(
       crds: (options.crds ?? []).map((c) => resolve(c)),
       simulatedNodes: options.simulatedNodes ?? 0,
       startTimeoutMs: options.startTimeoutMs ?? 120_000,
+      publish: options.publish ?? [],
+      images: (options.images ?? []).map((i) => resolve(i)),
     },
     supervisorLog,
     (line) => {
@@ -136,30 +144,23 @@ export async function startRealNodeCluster(
     )
   }
   try {
-    return await connect(dir, apiServerPort, options.dir === undefined)
+    return await connect(dir, apiServerPort, options.publish ?? [], options.dir === undefined)
   } catch (error) {
     await stopRealNodeCluster(dir)
     throw error
   }
 }
 
-// Starts the host's forwarder (127.0.0.1:PORT -> the cluster's socket) and connects through it.
-async function connect(
-  dir: string,
-  apiServerPort: number,
-  removeDir: boolean
-): Promise<RealNodeCluster> {
+// Starts a host forwarder (127.0.0.1:PORT -> a socket of the cluster) and records it.
+function startHostForwarder(dir: string, name: string, port: number, socket: string): void {
   const layout = realNodeLayout(dir)
-  const forwarder = forwarderCommand(
-    `tcp:127.0.0.1:${apiServerPort}`,
-    `unix:${layout.apiServerSocket}`
-  )
+  const forwarder = forwarderCommand(`tcp:127.0.0.1:${port}`, `unix:${socket}`)
   const proc = ManagedProcess.start(
     {
-      name: 'apiserver-forwarder',
+      name,
       command: forwarder.command,
       args: forwarder.args,
-      logFile: join(layout.logsDir, 'apiserver-forwarder.log'),
+      logFile: join(layout.logsDir, `${name}.log`),
     },
     true
   )
@@ -172,6 +173,25 @@ async function connect(
       { name: proc.spec.name, pid: proc.pid, command: proc.spec.command },
     ],
   })
+}
+
+// Starts the host's forwarders (the API server's, the published ports') and connects.
+async function connect(
+  dir: string,
+  apiServerPort: number,
+  publish: readonly PublishedPort[],
+  removeDir: boolean
+): Promise<RealNodeCluster> {
+  const layout = realNodeLayout(dir)
+  startHostForwarder(dir, 'apiserver-forwarder', apiServerPort, layout.apiServerSocket)
+  for (const port of publish) {
+    startHostForwarder(
+      dir,
+      `published-${port.hostPort}`,
+      port.hostPort,
+      publishedPortSocket(dir, port)
+    )
+  }
   const kubeconfigPath = join(dir, 'kubeconfig')
   const config = await loadClusterConfig({ kubeconfig: kubeconfigPath })
   const transport = new KubeTransport(config, { timeoutMs: 10_000 })
