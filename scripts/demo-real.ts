@@ -60,13 +60,18 @@ function hostPortOption(): number | undefined {
   return i === -1 ? undefined : Number(process.argv[i + 1])
 }
 
-// The image archives: pause and web (tools/node/images.sh), engine, hook, web:2 and Traefik.
+// The image archives: pause, web:1 and web:2 (tools/node/images.sh), engine, hook and Traefik
+// (tools/node/app-images.sh).
 function buildImages(steps: Steps): string[] {
   steps.start('Build the images (no Docker, no registry)')
   const imagesDir = run(join(REPO, 'tools/node/images.sh'), []).trim()
   const appDir = run(join(REPO, 'tools/node/app-images.sh'), []).trim()
   const traefikTar = run('sh', ['-c', `ls "${appDir}"/traefik-*.tar | tail -1`]).trim()
-  const archives = ['engine.tar', 'podservice-hook.tar', 'web-2.tar'].map((f) => join(appDir, f))
+  const archives = [
+    join(appDir, 'engine.tar'),
+    join(appDir, 'podservice-hook.tar'),
+    join(imagesDir, 'web-2.tar'),
+  ]
   for (const a of [join(imagesDir, 'pause.tar'), join(imagesDir, 'web.tar'), ...archives]) {
     steps.line(a)
   }

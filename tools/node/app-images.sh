@@ -9,8 +9,6 @@
 #   podservice-hook.tar  podservice-hook:dev   examples/podservice/Dockerfile's runtime stage:
 #                        /app/{examples/podservice/*.js, node_modules/metacontroller-ts}, CMD node
 #                        examples/podservice/server.js, HOST=0.0.0.0 PORT=8080, user 1000:1000
-#   web-2.tar            metactl.local/web:2   images.sh's web server, its page saying "web:2"
-#                        (the walkthrough's image change)
 #   traefik-VERSION.tar  metactl.local/traefik:VERSION   tools/traefik's static binary
 #
 # Both Node.js images carry this machine's `node` binary (no Node.js base image can be pulled
@@ -91,14 +89,6 @@ else
     -workdir /app -user 1000:1000 "${RUNTIME_ENV[@]}" -env HOST=0.0.0.0 -env PORT=8080 \
     -cmd node -cmd examples/podservice/server.js
   mv "$TMP/engine.tar" "$TMP/podservice-hook.tar" "$OUT/"
-fi
-
-if [[ ! -f "$OUT/web-2.tar" ]]; then
-  B=/bin/busybox
-  "$OCI" -tag metactl.local/web:2 -o "$TMP/web-2.tar" -file "$B=$B" -dir /www -dir /tmp \
-    -entrypoint "$B" -entrypoint sh -entrypoint -c \
-    -entrypoint "echo \"<h1>Hello from \$($B hostname) (web:2)</h1>\" > /www/index.html && exec $B httpd -f -v -p 8080 -h /www"
-  mv "$TMP/web-2.tar" "$OUT/"
 fi
 
 log "[4/4] ingress image (Traefik)"
