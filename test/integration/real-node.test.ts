@@ -21,6 +21,7 @@ import type { RealNodeState } from '../../src/cluster/real-node/real-node-state.
 import { namespacePids } from '../../src/cluster/real-node/stop-real-node-cluster.js'
 import type { KubeObject } from '../../src/core/kube-object.js'
 import { waitFor } from '../../src/runtime/wait-for.js'
+import { findFreePort } from '../../src/cluster/free-port.js'
 import { KubeTransport } from '../../src/kube/kube-transport.js'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -85,9 +86,14 @@ describe('real node (containerd, kubelet, kube-proxy in namespaces of their own)
   const networkBefore = hostNetwork()
   let cluster: RealNodeCluster | undefined
   let state: RealNodeState | undefined
+  let publishedPort = 0
 
   before(async () => {
-    cluster = await startRealNodeCluster({ dir })
+    publishedPort = await findFreePort()
+    cluster = await startRealNodeCluster({
+      dir,
+      publish: [{ hostPort: publishedPort, nodePort: 30081 }],
+    })
     state = readRealNodeState(realNodeLayout(dir).stateFile)
   })
 
@@ -167,6 +173,32 @@ describe('real node (containerd, kubelet, kube-proxy in namespaces of their own)
         intervalMs: 500,
         description: 'the Service to answer through kube-proxy',
       }
+    )
+    assert.match(page, /Hello from web/)
+  })
+
+  it('forwards a published 127.0.0.1 port of the host to a NodePort Service (--publish)', async () => {
+    const { cluster: c } = running()
+    await c.client.create(SERVICES, {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'web-node-port', namespace: 'default' },
+      spec: {
+        type: 'NodePort',
+        selector: { app: 'web' },
+        ports: [{ port: 80, targetPort: 8080, nodePort: 30081 }],
+      },
+    })
+    const page = await waitFor(
+      async () => {
+        try {
+          const res = await fetch(`http://127.0.0.1:${publishedPort}/`)
+          return res.ok ? await res.text() : undefined
+        } catch {
+          return undefined
+        }
+      },
+      { timeoutMs: 30_000, intervalMs: 500, description: 'the published port to answer' }
     )
     assert.match(page, /Hello from web/)
   })
