@@ -146,15 +146,14 @@ async function installEngine(
     `helm ${args.filter((a) => a !== cluster.kubeconfigPath && a !== '--kubeconfig').join(' ')}`
   )
   run(HELM, args)
-  steps.line(
-    kubectl(cluster, [
-      ...['-n', 'metacontroller', 'get', 'pods', '-l', 'app.kubernetes.io/name=metacontroller-ts'],
-      ...[
-        '-o',
-        'custom-columns=ENGINE POD:.metadata.name,STATUS:.status.phase,IMAGE:.spec.containers[0].image',
-      ],
-    ])
-  )
+  const table = kubectl(cluster, [
+    ...['-n', 'metacontroller', 'get', 'pods', '-l', 'app.kubernetes.io/name=metacontroller-ts'],
+    ...[
+      '-o',
+      'custom-columns=ENGINE POD:.metadata.name,STATUS:.status.phase,IMAGE:.spec.containers[0].image',
+    ],
+  ])
+  for (const line of table.split('\n')) steps.line(line)
   const lease = await waitFor(
     async () => {
       const l = await cluster.client.get<KubeObject & { spec?: { holderIdentity?: string } }>(

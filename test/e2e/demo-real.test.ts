@@ -31,7 +31,7 @@ describe('make demo-real', () => {
     assert.match(stdout, /^ {4}leader: metacontroller-[a-z0-9]+-[a-z0-9]+$/m)
     assert.match(
       stdout,
-      /^ {4}ENGINE POD\s+STATUS\s+IMAGE\n(?: {0,4}metacontroller-\S+\s+Running\s+ghcr\.io\/metacontroller-ts\/metacontroller-ts:\S+\n){2}/m
+      /^ {4}ENGINE POD\s+STATUS\s+IMAGE\n(?: {4}metacontroller-\S+\s+Running\s+ghcr\.io\/metacontroller-ts\/metacontroller-ts:\S+\n){2}/m
     )
 
     const ids = [...stdout.matchAll(/containerID (containerd:\/\/[0-9a-f]{64})$/gm)].map(
