@@ -227,7 +227,9 @@ async function curlPage(steps: Steps, hostPort: number, expected: string): Promi
       description: `the page of ${expected} through the ingress`,
     }
   )
-  for (const line of response.replace(/\r/g, '').trim().split('\n')) steps.line(`  ${line}`)
+  for (const line of response.replace(/\r/g, '').trim().split('\n')) {
+    steps.line(line === '' ? '' : `  ${line}`)
+  }
 }
 
 // The container IDs containerd holds in the CRI's namespace (what the kubelet's IDs name).

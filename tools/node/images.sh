@@ -59,7 +59,7 @@ web_image() {
   local tag=$1 out=$2 suffix=$3
   "$BIN/oci-image" -tag "$tag" -o "$out" -file "$B=$B" -dir /www -dir /tmp \
     -entrypoint "$B" -entrypoint sh -entrypoint -c \
-    -entrypoint "echo \"<h1>Hello from \$($B hostname)$suffix</h1>\" > /www/index.html && trap 'exit 0' TERM && $B httpd -f -v -p 8080 -h /www & wait"
+    -entrypoint "echo \"<h1>Hello from \$($B hostname)$suffix</h1>\" > /www/index.html; trap 'exit 0' TERM; $B httpd -f -v -p 8080 -h /www & wait"
 }
 web_image "$WEB_TAG" "$TMP/web.tar" ""
 log "[3/3] web server image metactl.local/web:2"
