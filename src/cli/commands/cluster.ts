@@ -244,30 +244,9 @@ async function downRealNode(io: CliIo, dir: string): Promise<void> {
   io.out('namespaces, cgroup and mounts removed')
 }
 
-/** Builds `metactl cluster install|up|status|down`. */
-export function clusterCommand(io: CliIo, setExitCode: (code: number) => void): Command {
-  const cluster = new Command('cluster').description(
-    'run a local Kubernetes cluster (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, simulated nodes) on 127.0.0.1'
-  )
-  cluster
-    .command('install')
-    .description(
-      "build the local cluster's binaries from Go modules (once; needs Go >= 1.26); does nothing when they are installed"
-    )
-    .addHelpText(
-      'after',
-      [
-        '',
-        'Runs the build scripts shipped in the package (tools/controlplane/build.sh and',
-        'tools/kwok/build.sh) for the binaries that are missing, into',
-        '$XDG_CACHE_HOME/metacontroller-ts/controlplane (or $METACTL_CONTROLPLANE_BIN and',
-        '$METACTL_KWOK_BIN). A cold build takes about 16 min on 2 idle cores, up to an hour on busy ones.',
-      ].join('\n')
-    )
-    .action(async () => {
-      await installClusterBinaries({ io })
-    })
-  cluster
+// `cluster up` and its options.
+function addUpCommand(cluster: Command, io: CliIo): Command {
+  return cluster
     .command('up')
     .description('start a local control plane in the background and print its kubeconfig')
     .addOption(dirOption())
@@ -310,6 +289,32 @@ export function clusterCommand(io: CliIo, setExitCode: (code: number) => void): 
     .action(async (opts: UpOptions) => {
       await up(io, opts)
     })
+}
+
+/** Builds `metactl cluster install|up|status|down`. */
+export function clusterCommand(io: CliIo, setExitCode: (code: number) => void): Command {
+  const cluster = new Command('cluster').description(
+    'run a local Kubernetes cluster (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, simulated nodes) on 127.0.0.1'
+  )
+  cluster
+    .command('install')
+    .description(
+      "build the local cluster's binaries from Go modules (once; needs Go >= 1.26); does nothing when they are installed"
+    )
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Runs the build scripts shipped in the package (tools/controlplane/build.sh and',
+        'tools/kwok/build.sh) for the binaries that are missing, into',
+        '$XDG_CACHE_HOME/metacontroller-ts/controlplane (or $METACTL_CONTROLPLANE_BIN and',
+        '$METACTL_KWOK_BIN). A cold build takes about 16 min on 2 idle cores, up to an hour on busy ones.',
+      ].join('\n')
+    )
+    .action(async () => {
+      await installClusterBinaries({ io })
+    })
+  addUpCommand(cluster, io)
   cluster
     .command('status')
     .description('show whether the control plane in --dir is running and ready (exit 1 if not)')
