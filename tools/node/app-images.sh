@@ -13,9 +13,10 @@
 #
 # Both Node.js images carry this machine's `node` binary (no Node.js base image can be pulled
 # here) and the shared libraries `ldd` lists for it and for /usr/bin/env (bin/metacontroller.js's
-# shebang), at the same paths. The engine and hook images are built from the working tree (dist/
-# compiled first), so they always match the checkout: they go to .tmp/images/ in the repository,
-# rebuilt when missing or older than a source file; traefik.tar is cached per version.
+# shebang), at the same paths. The engine and hook images are built from the working tree (src/
+# compiled into the image's own directory), so they always match the checkout: they go to
+# .tmp/images/ in the repository, rebuilt when missing or older than a source file; the Traefik
+# archive is cached per version.
 #
 #   tools/node/app-images.sh           build or reuse; prints the image dir last
 set -euo pipefail
@@ -62,12 +63,13 @@ newest_source() {
 if [[ -f "$OUT/engine.tar" && -f "$OUT/podservice-hook.tar" && -z "$(newest_source "$OUT/engine.tar")" ]]; then
   log "[2/4] engine and hook images: reusing $OUT (no source newer)"
 else
-  log "[2/4] engine image $ENGINE_TAG (dist/ compiled, production node_modules, node $(node --version))"
-  (cd "$REPO" && npm run build --silent >/dev/null)
+  log "[2/4] engine image $ENGINE_TAG (src/ compiled, production node_modules, node $(node --version))"
+  # Compiled into the image's own directory: the checkout's dist/ is left alone (tests may use it).
   APP=$TMP/engine-app
+  (cd "$REPO" && npx tsc -p tsconfig.build.json --outDir "$APP/dist")
   mkdir -p "$APP/deploy"
   cp "$REPO/package.json" "$REPO/package-lock.json" "$APP/"
-  cp -r "$REPO/dist" "$REPO/bin" "$APP/"
+  cp -r "$REPO/bin" "$APP/"
   cp -r "$REPO/deploy/crds" "$APP/deploy/"
   # The production dependency tree (npm ci --omit=dev would download it; the checkout has it).
   (cd "$REPO" && npm ls --omit=dev --parseable --all 2>/dev/null) | tail -n +2 | while read -r dep; do
@@ -81,10 +83,12 @@ else
 
   log "[3/4] PodService hook image $HOOK_TAG"
   HOOK=$TMP/hook-app
-  (cd "$REPO" && npx tsc -p examples/podservice/tsconfig.image.json --outDir "$HOOK")
+  # Emitted without a type check (npm run typecheck checks the example against src/), so the
+  # package need not be built in the checkout; its runtime is the dist/ compiled just above.
+  (cd "$REPO" && npx tsc -p examples/podservice/tsconfig.image.json --outDir "$HOOK" --noCheck)
   echo '{ "type": "module" }' >"$HOOK/package.json"
   mkdir -p "$HOOK/node_modules/metacontroller-ts"
-  cp -r "$REPO/package.json" "$REPO/dist" "$HOOK/node_modules/metacontroller-ts/"
+  cp -r "$REPO/package.json" "$APP/dist" "$HOOK/node_modules/metacontroller-ts/"
   "$OCI" -tag "$HOOK_TAG" -o "$TMP/podservice-hook.tar" "${RUNTIME[@]}" -tree "$HOOK=/app" \
     -workdir /app -user 1000:1000 "${RUNTIME_ENV[@]}" -env HOST=0.0.0.0 -env PORT=8080 \
     -cmd node -cmd examples/podservice/server.js
