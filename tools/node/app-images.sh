@@ -19,6 +19,7 @@
 # archive is cached per version.
 #
 #   tools/node/app-images.sh           build or reuse; prints the image dir last
+#   tools/node/app-images.sh traefik   only the Traefik archive (the integration tests' ingress)
 set -euo pipefail
 cd "$(dirname "$0")"
 REPO=$(cd ../.. && pwd)
@@ -60,7 +61,9 @@ newest_source() {
     -newer "$1" -print -quit 2>/dev/null
 }
 
-if [[ -f "$OUT/engine.tar" && -f "$OUT/podservice-hook.tar" && -z "$(newest_source "$OUT/engine.tar")" ]]; then
+if [[ ${1:-} == traefik ]]; then
+  log "[2/4] engine and hook images: not asked for"
+elif [[ -f "$OUT/engine.tar" && -f "$OUT/podservice-hook.tar" && -z "$(newest_source "$OUT/engine.tar")" ]]; then
   log "[2/4] engine and hook images: reusing $OUT (no source newer)"
 else
   log "[2/4] engine image $ENGINE_TAG (src/ compiled, production node_modules, node $(node --version))"
