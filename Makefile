@@ -8,7 +8,7 @@ SHELL := bash
 
 NODE_STAMP := node_modules/.package-lock.json
 
-.PHONY: help install controlplane node helm check unit integration e2e build test demo demo-real run bench bench-large fuzz clean
+.PHONY: help install controlplane node examples helm check unit integration e2e build test demo demo-real run bench bench-large fuzz clean
 
 help:
 	@echo "make demo          run the PodService demo on a local control plane (builds it on first use)"
@@ -17,6 +17,7 @@ help:
 	@echo "make test          format check, lint, type-check, unit, integration and e2e tests"
 	@echo "make controlplane  build or reuse etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok"
 	@echo "make node          build or reuse the real node: kubelet, kube-proxy, containerd, runc, CNI plugins, images"
+	@echo "make examples      build or reuse what upstream's examples run on the real node: their images, jsonnetd, image-mirror"
 	@echo "make check         format check, lint and type-check only"
 	@echo "make bench         run the benchmarks in bench/, the compiled engine at 1,000 parents included (figures go to docs/performance.md)"
 	@echo "make bench-large   the 10,000-parent engine benchmarks, in-process and compiled (opt-in: long on 2 cores)"
@@ -40,6 +41,12 @@ node:
 	@tools/node/images.sh >/dev/null
 	@tools/traefik/build.sh >/dev/null
 
+# Upstream's examples on the real node (test/e2e/upstream-examples-real-node.test.ts): nginx,
+# busybox and jsonnetd images, tools/jsonnetd for their Jsonnet hooks, and the image mirror.
+examples: node
+	@tools/node/example-images.sh >/dev/null
+	@tools/image-mirror/build.sh >/dev/null
+
 check: install
 	npm run format:check
 	npm run lint
@@ -51,13 +58,13 @@ build: install
 unit: install
 	npm run test:unit
 
-integration: install controlplane node
+integration: install controlplane node examples
 	npm run test:integration
 
 helm:
 	@tools/helm/build.sh >/dev/null
 
-e2e: install controlplane node helm
+e2e: install controlplane node examples helm
 	npm run test:e2e
 
 test: check unit build integration e2e
@@ -67,7 +74,7 @@ demo: install controlplane
 
 # The walkthrough for real (scripts/demo-real.ts): images built without Docker (tools/node/app-images.sh),
 # a real node, the engine's chart, Traefik, curl through the ingress.
-demo-real: install controlplane node helm
+demo-real: install controlplane node examples helm
 	node --import tsx scripts/demo-real.ts
 
 run: install controlplane

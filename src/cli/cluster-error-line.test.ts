@@ -4,6 +4,8 @@ import { NotFoundError, UnauthorizedError } from '../kube/api-error.js'
 import { ConnectionError } from '../kube/connection-error.js'
 import { KubeconfigError } from '../kube/kubeconfig-error.js'
 import { MissingBinariesError } from '../cluster/control-plane-binaries.js'
+import { ProxyConfigError } from '../kube/proxy/proxy-resolver.js'
+import { ProxyTunnelError } from '../kube/proxy/proxy-tunnel-connector.js'
 import { clusterErrorLine } from './cluster-error-line.js'
 
 const refused = new ConnectionError(
@@ -33,6 +35,23 @@ describe('clusterErrorLine', () => {
       'no kubeconfig found: pass --kubeconfig'
     )
     assert.equal(clusterErrorLine(new MissingBinariesError('build them')), 'build them')
+  })
+
+  it('names the proxy when the API server is unreachable through it, and a bad proxy setting', () => {
+    const tunnel = new ProxyTunnelError('proxy http://p:3128: CONNECT api:443: 403 Forbidden')
+    const error = new ConnectionError('GET /api: failed', 'https://api:443', undefined, {
+      cause: tunnel,
+    })
+    assert.equal(
+      clusterErrorLine(error),
+      'cannot reach the Kubernetes API server at https://api:443 through the proxy ' +
+        'http://p:3128: CONNECT api:443: 403 Forbidden; check HTTPS_PROXY/NO_PROXY or the ' +
+        'kubeconfig proxy-url'
+    )
+    assert.equal(
+      clusterErrorLine(new ProxyConfigError('HTTPS_PROXY "x" is bad')),
+      'HTTPS_PROXY "x" is bad'
+    )
   })
 
   it('says a 401 is about credentials', () => {

@@ -9,6 +9,8 @@ import { UnauthorizedError } from '../kube/api-error.js'
 import { ConnectionError } from '../kube/connection-error.js'
 import { ExecCredentialError } from '../kube/exec-credentials.js'
 import { KubeconfigError } from '../kube/kubeconfig-error.js'
+import { ProxyConfigError } from '../kube/proxy/proxy-resolver.js'
+import { ProxyTunnelError } from '../kube/proxy/proxy-tunnel-connector.js'
 import { MissingBinariesError } from '../cluster/control-plane-binaries.js'
 
 /** What to run for a local cluster, appended to every "cannot reach" line. */
@@ -27,6 +29,14 @@ function* causes(error: unknown): Generator {
 }
 
 function unreachable(error: ConnectionError): string {
+  for (const cause of causes(error)) {
+    if (cause instanceof ProxyTunnelError) {
+      return (
+        `cannot reach the Kubernetes API server at ${error.server} through the ${cause.message}; ` +
+        'check HTTPS_PROXY/NO_PROXY or the kubeconfig proxy-url'
+      )
+    }
+  }
   const why = error.code ?? 'no answer'
   return `cannot reach the Kubernetes API server at ${error.server} (${why}): ${LOCAL_CLUSTER_HINT}`
 }
@@ -39,7 +49,11 @@ export function clusterErrorLine(error: unknown): string | undefined {
   for (const cause of causes(error)) {
     if (cause instanceof ConnectionError) return unreachable(cause)
     if (cause instanceof MissingBinariesError) return cause.message
-    if (cause instanceof KubeconfigError || cause instanceof ExecCredentialError) {
+    if (
+      cause instanceof KubeconfigError ||
+      cause instanceof ExecCredentialError ||
+      cause instanceof ProxyConfigError
+    ) {
       return oneLine(cause.message)
     }
     if (cause instanceof UnauthorizedError) {

@@ -49,6 +49,10 @@ const COMMANDS: Readonly<Record<string, () => Promise<(scope: CommandScope) => C
     const { ringCommand } = await import('./ring/ring-command.js')
     return ({ io }) => ringCommand(io)
   },
+  sync: async () => {
+    const { syncCommand } = await import('./sync/sync-command.js')
+    return ({ io, setExitCode }) => syncCommand(io, setExitCode)
+  },
   tree: async () => {
     const { treeCommand } = await import('./tree/tree-command.js')
     return ({ io }) => treeCommand(io)

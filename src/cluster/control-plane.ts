@@ -42,6 +42,12 @@ import { installCrds } from './install-crds.js'
 import type { CrdSource } from './install-crds.js'
 import { logTail, ManagedProcess } from './managed-process.js'
 import { writeControlPlaneState } from './control-plane-state.js'
+import {
+  ensureDefaultStorageClass,
+  prepareVolumes,
+  privateVolumesCommand,
+  removeVolumes,
+} from './host-path-storage.js'
 import { waitFor } from '../runtime/wait-for.js'
 import { CONFIGMAPS } from '../kube/well-known-resources.js'
 import {
@@ -93,6 +99,13 @@ export interface ControlPlaneOptions {
    * runs this plane inside its own network namespace). Absent: everything stays on 127.0.0.1.
    */
   readonly podNetwork?: PodNetworkOptions
+  /**
+   * Who binds the cluster's volumes directory over the host-path provisioner's path (see
+   * host-path-storage.ts): `own-mount-namespace` (default) runs kube-controller-manager in a mount
+   * namespace of its own that does it; `caller` means the caller's mount namespace already has it
+   * (a real node's, shared with the kubelet that mounts the volumes into Pods).
+   */
+  readonly volumesMount?: 'own-mount-namespace' | 'caller'
 }
 
 /**
@@ -319,6 +332,10 @@ class LocalControlPlane implements ControlPlane {
       this.#progress(`installing ${this.#options.crds.length} CRD source(s)`)
       await this.installCrds(this.#options.crds)
     }
+    if (this.#hasStorage()) {
+      prepareVolumes(this.dir)
+      await ensureDefaultStorageClass(this.client)
+    }
     // The controller manager, scheduler and KWOK do not depend on each other: start them together.
     await Promise.all([
       this.#startControllerManager(timeoutMs),
@@ -334,7 +351,8 @@ class LocalControlPlane implements ControlPlane {
     name: string,
     command: string,
     args: string[],
-    env?: Readonly<Record<string, string>>
+    env?: Readonly<Record<string, string>>,
+    launch?: { command: string; args: string[] }
   ): ManagedProcess {
     const proc = ManagedProcess.start(
       {
@@ -343,6 +361,7 @@ class LocalControlPlane implements ControlPlane {
         args,
         logFile: this.#path('logs', `${name}.log`),
         ...(env === undefined ? {} : { env }),
+        ...(launch === undefined ? {} : { launch }),
       },
       this.#options.background === true
     )
@@ -495,6 +514,8 @@ class LocalControlPlane implements ControlPlane {
             '--controllers=*',
             `--service-account-private-key-file=${join(pki, 'sa.key')}`,
             `--root-ca-file=${this.#caPath()}`,
+            // The default StorageClass's provisioner (host-path-storage.ts).
+            '--enable-hostpath-provisioner',
           ]
         : ['--controllers=garbage-collector-controller,namespace-controller']
     return [
@@ -511,12 +532,26 @@ class LocalControlPlane implements ControlPlane {
     ]
   }
 
+  // With storage and no caller's mount, it binds the volumes directory in a namespace of its own.
+  #controllerManagerLaunch(args: string[]): { command: string; args: string[] } | undefined {
+    if (!this.#hasStorage() || this.#options.volumesMount === 'caller') return undefined
+    return privateVolumesCommand(this.dir, this.#binaries.kubeControllerManager, args)
+  }
+
+  // Storage comes with the default controllers (its provisioner is one of them).
+  #hasStorage(): boolean {
+    return this.#nodeBinaries !== undefined
+  }
+
   async #startControllerManager(timeoutMs: number): Promise<void> {
     const ports = this.#requirePorts()
+    const args = this.#controllerManagerArgs()
     const proc = this.#spawn(
       'kube-controller-manager',
       this.#binaries.kubeControllerManager,
-      this.#controllerManagerArgs()
+      args,
+      undefined,
+      this.#controllerManagerLaunch(args)
     )
     await this.#awaitHealthz(proc, ports.controllerManager, timeoutMs)
     await this.#garbageCollectorCanary(proc, timeoutMs)
@@ -732,6 +767,8 @@ class LocalControlPlane implements ControlPlane {
     running.delete(this)
     await this.#transport?.close()
     await this.#stopProcesses()
+    // A real node's teardown removes them once its namespaces are gone.
+    if (this.#hasStorage() && this.#options.volumesMount !== 'caller') removeVolumes(this.dir)
     if (this.#removeDir) rmSync(this.dir, { recursive: true, force: true })
   }
 

@@ -11,6 +11,11 @@ export interface ProcessSpec {
   readonly logFile: string
   /** Variables added to (or overriding) this process's environment. */
   readonly env?: Readonly<Record<string, string>>
+  /**
+   * What to run instead, when a wrapper sets something up and then execs `command args…` in the
+   * same process (so its pid and argv[0] are still the ones `command` names).
+   */
+  readonly launch?: { readonly command: string; readonly args: readonly string[] }
 }
 
 /** Returns the last `lines` lines of a log file, or a note that it cannot be read. */
@@ -102,7 +107,8 @@ export class ManagedProcess {
   static start(spec: ProcessSpec, background = false): ManagedProcess {
     const fd = openSync(spec.logFile, 'a')
     try {
-      const child = spawn(spec.command, [...spec.args], {
+      const launch = spec.launch ?? spec
+      const child = spawn(launch.command, [...launch.args], {
         detached: true,
         stdio: ['ignore', fd, fd],
         ...(spec.env === undefined ? {} : { env: { ...process.env, ...spec.env } }),

@@ -1,3 +1,4 @@
+import type { ProxyResolver } from '../kube/proxy/proxy-resolver.js'
 import type { KubeObject } from '../core/kube-object.js'
 import type { CompositeControllerSpec } from '../api/composite-controller-spec.js'
 import type { Discovery } from '../kube/discovery.js'
@@ -11,12 +12,15 @@ import type { EventSink } from './events/event-recorder.js'
 import type { ChildApplier } from './children/child-applier.js'
 import type { HookAddressMap } from './hooks/traced-connector.js'
 import type { ParentShard } from './sharding/parent-shard.js'
+import type { SyncObserver } from './sync/sync-observer.js'
 
 /** The shared services every hosted controller of one engine uses. */
 export interface EngineContext {
   readonly client: DynamicClient
   readonly discovery: Discovery
   readonly informers: SharedInformers
+  /** Informers of server-side sharded collections (`shard.watches`); absent without. */
+  readonly shardedInformers?: SharedInformers
   readonly events: EventSink
   readonly log: Logger
   readonly metrics: RuntimeMetrics | undefined
@@ -42,10 +46,14 @@ export interface EngineContext {
   readonly applier: ChildApplier
   /** Where connections for a hook URL's `host:port` go instead (`--hook-address`). */
   readonly hookAddresses?: HookAddressMap
+  /** Decides each hook call's proxy; absent: the process's proxy environment. */
+  readonly hookProxy?: { readonly resolve: ProxyResolver | undefined }
   /** Concurrent hook calls per hosted controller (`--hook-max-in-flight`); undefined: no cap. */
   readonly hookMaxInFlight?: number
   /** This replica's share of the parents (`--sharding`); undefined: every parent. */
   readonly shard?: ParentShard
+  /** Told what each sync of every hosted controller did (`EngineOptions.onSync`). */
+  readonly onSync?: SyncObserver
 }
 
 /** A CompositeController ready to run: from a cluster object, or defined in TypeScript. */

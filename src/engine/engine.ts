@@ -18,6 +18,7 @@
  *
  * @module
  */
+import type { ProxyResolver } from '../kube/proxy/proxy-resolver.js'
 import type { KubeObject } from '../core/kube-object.js'
 import { compileLabelSelector, parseSelectorString } from '../core/label-selector.js'
 import { parseCompositeControllerSpec } from '../api/composite-controller-spec.js'
@@ -35,6 +36,7 @@ import type { Logger } from '../runtime/logger.js'
 import { silentLogger } from '../runtime/logger.js'
 import { RuntimeMetrics } from '../runtime/runtime-metrics.js'
 import { SharedInformers } from '../runtime/shared-informers.js'
+import type { ListWatcherFactory, SharedInformerStatus } from '../runtime/shared-informers.js'
 import { DEFAULT_CLIENT_RATE_LIMIT, tokenBucketLimiter } from '../runtime/token-bucket-limiter.js'
 import type { ClientRateLimit } from '../runtime/token-bucket-limiter.js'
 import { parseDecoratorControllerSpec } from '../api/decorator-controller-spec.js'
@@ -60,6 +62,7 @@ import { hookLimiterFor } from './hooks/webhook-hooks.js'
 import type { ParentShard } from './sharding/parent-shard.js'
 import { DEFAULT_MAX_RESPONSE_BYTES } from './hooks/post-webhook.js'
 import { hookMetricsFor } from './metrics/hook-metrics.js'
+import type { SyncObserver } from './sync/sync-observer.js'
 
 /** The metrics of API requests, with upstream's graded lines (V(4) writes, V(7) discovery). */
 function observeRequests(
@@ -157,6 +160,11 @@ export interface EngineOptions {
    */
   readonly hookAddresses?: HookAddressMap
   /**
+   * Decides each webhook call's proxy; when absent, the process's `HTTPS_PROXY`/`HTTP_PROXY`/
+   * `NO_PROXY` (read once), as upstream's hook client. `{ resolve: undefined }`: always direct.
+   */
+  readonly hookProxy?: { readonly resolve: ProxyResolver | undefined }
+  /**
    * Concurrent hook calls per hosted controller, its sync, finalize and customize hooks together,
    * webhooks and in-process ones alike ({@link DEFAULT_HOOK_MAX_IN_FLIGHT}); further calls wait.
    */
@@ -176,6 +184,12 @@ export interface EngineOptions {
    * server's audit log tells replicas apart; the default field manager stays `metacontroller-ts`.
    */
   readonly replicaIdentity?: string
+  /**
+   * Told, after each sync of any hosted controller, what it did: the hook asked, the plan of its
+   * answer, the writes the API server accepted, the error (see `SyncReport`). `metactl dev`
+   * prints its lines from it; absent, syncs are not watched at all.
+   */
+  readonly onSync?: SyncObserver
 }
 
 /** How an engine learns whether its replica leads; see {@link EngineOptions.leadership}. */
@@ -206,9 +220,10 @@ export interface InProcessDecoratorController {
 function engineInformers(
   client: DynamicClient,
   metrics: RuntimeMetrics,
-  log: Logger
+  log: Logger,
+  factory: ListWatcherFactory = (ref, scope) => dynamicListWatcher(client, ref, scope)
 ): SharedInformers {
-  return new SharedInformers((ref, scope) => dynamicListWatcher(client, ref, scope), {
+  return new SharedInformers(factory, {
     // The engine never reads managedFields; dropping them halves the cache.
     transform: stripManagedFields,
     observer: metrics.informerObserver({
@@ -307,6 +322,16 @@ export class Engine {
         },
       }),
       informers: engineInformers(client, this.metrics, log),
+      ...(options.shard?.watches === undefined
+        ? {}
+        : {
+            shardedInformers: engineInformers(
+              client,
+              this.metrics,
+              log,
+              options.shard.watches.listWatchers(client)
+            ),
+          }),
       events: this.#recorder,
       log,
       metrics: this.metrics,
@@ -315,9 +340,11 @@ export class Engine {
       targetSelector: target,
       hookResponseLimitBytes: options.hookResponseLimitBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
       ...(options.hookAddresses === undefined ? {} : { hookAddresses: options.hookAddresses }),
+      ...(options.hookProxy === undefined ? {} : { hookProxy: options.hookProxy }),
       hookMaxInFlight: options.hookMaxInFlight ?? DEFAULT_HOOK_MAX_IN_FLIGHT,
       ...(leadership === undefined ? {} : { leading: leadership.leading }),
       ...(options.shard === undefined ? {} : { shard: options.shard }),
+      ...(options.onSync === undefined ? {} : { onSync: options.onSync }),
       revisionNamespace: options.revisionNamespace ?? DEFAULT_REVISION_NAMESPACE,
       applier: engineApplier(strategy, client, log, options.ssaFieldManager),
     }
@@ -407,10 +434,15 @@ export class Engine {
     await meta.start(signal)
   }
 
+  /** Every shared informer's state, sharded ones included. */
+  #informerStatus(): SharedInformerStatus[] {
+    const { informers, shardedInformers } = this.#context
+    return [...informers.status(), ...(shardedInformers?.status() ?? [])]
+  }
+
   /** Why the engine is not ready (`/readyz`): caches not synced yet; empty when ready. */
   notReady(): string[] {
-    return this.#context.informers
-      .status()
+    return this.#informerStatus()
       .filter((s) => !s.synced)
       .map((s) => `${s.description} not synced`)
   }
@@ -422,8 +454,7 @@ export class Engine {
    * (`EventLoopWatchdog`).
    */
   unhealthy(staleAfterMs: number = 10 * 60_000): string[] {
-    return this.#context.informers
-      .status()
+    return this.#informerStatus()
       .filter((s) => s.synced && (s.lastEventAgeMs ?? 0) > staleAfterMs)
       .map(
         (s) =>
@@ -530,6 +561,7 @@ export class Engine {
     await this.#recorder.flush()
     await onWritesStopped?.()
     await this.#context.informers.stopAll()
+    await this.#context.shardedInformers?.stopAll()
     this.#context.discovery.stop()
     await this.#recorder.flush()
     await Promise.all([this.transport.close(), this.#eventClient.transport.close()])

@@ -22,6 +22,10 @@ export type {
   InProcessDecoratorController,
 } from './engine.js'
 export type { DecoratorHooks } from '../api/controller-hooks.js'
+export type { SyncController, SyncObserver, SyncReport } from './sync/sync-observer.js'
+export { summarizeWrites, writeKey } from './sync/write-recorder.js'
+export type { RecordedWrite, WriteMethod, WriteSummary } from './sync/write-recorder.js'
+export type { SyncPlan } from './sync/plan-sync.js'
 export {
   DECORATOR_CONTROLLER_ANNOTATION,
   decoratorFinalizer,

@@ -66,6 +66,28 @@ describe('FakeCluster objects', () => {
     await assert.rejects(cluster.create(WIDGETS, widget('a')), AlreadyExistsError)
   })
 
+  it('seeds objects as given, keeping uid, resourceVersion and status, and writes above them', async () => {
+    const cluster = new FakeCluster()
+    const seeded = cluster.seed(WIDGETS, {
+      ...widget('w'),
+      metadata: { name: 'w', namespace: 'ns', uid: 'uid-real', resourceVersion: '120' },
+      status: { ready: true },
+    })
+    assert.equal(seeded.metadata.uid, 'uid-real')
+    assert.equal(seeded.metadata.resourceVersion, '120')
+    assert.deepEqual(cluster.writes, [], 'seeding is no client call')
+    const updated = await cluster.update(WIDGETS, { ...seeded, spec: { size: 2 } })
+    assert.equal(updated.metadata.resourceVersion, '121')
+    assert.deepEqual(updated['status'], { ready: true })
+    const other = cluster.seed(WIDGETS, {
+      ...widget('v'),
+      metadata: { name: 'v', namespace: 'ns' },
+    })
+    assert.match(other.metadata.uid ?? '', /^uid-/)
+    assert.equal(other.metadata.resourceVersion, '122')
+    assert.throws(() => cluster.seed(WIDGETS, widget('')), /without a name and namespace/)
+  })
+
   it('answers NotFound for a missing object on get, update and delete', async () => {
     const cluster = new FakeCluster()
     await assert.rejects(cluster.get(WIDGETS, 'x', { namespace: 'ns' }), NotFoundError)

@@ -225,6 +225,36 @@ export class FakeCluster implements ObjectClient {
     })
   }
 
+  /**
+   * Stores an object as given, without a client call: its UID, resourceVersion, timestamps,
+   * status and finalizers are kept (a missing UID or resourceVersion is assigned), so a cluster
+   * can start from objects read from a real one (`metactl render` seeds it from files). Later
+   * resourceVersions are above every numeric one seeded.
+   *
+   * @throws Error when the object has no name, or a namespaced one no namespace.
+   */
+  seed(ref: ResourceRef, object: KubeObject): KubeObject {
+    const collection = this.#collection(ref)
+    const stored = normalizeMetadata(structuredClone(object))
+    const metadata = stored.metadata
+    const name = metadata.name ?? ''
+    const namespace = ref.namespaced ? (metadata.namespace ?? '') : undefined
+    if (name === '' || namespace === '') {
+      throw new Error(
+        `fake cluster: cannot seed ${ref.resource} "${name}" without a name and namespace`
+      )
+    }
+    if (!ref.namespaced) delete metadata.namespace
+    if (metadata.uid === undefined || metadata.uid === '') metadata.uid = `uid-${++this.#uids}`
+    const given = Number(metadata.resourceVersion)
+    if (Number.isSafeInteger(given) && given > this.#rv) this.#rv = given
+    if (metadata.resourceVersion === undefined || metadata.resourceVersion === '') {
+      metadata.resourceVersion = String(++this.#rv)
+    }
+    collection.objects.set(keyOf(namespace, name), stored)
+    return structuredClone(stored)
+  }
+
   /** Makes the next `times` calls matching `match` fail with `error` (see `fakeApiError`). */
   failNext(match: FakeCallMatch, error: Error, times = 1): void {
     this.#injections.push({ match, error, remaining: times })

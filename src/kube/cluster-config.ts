@@ -16,6 +16,11 @@ export interface ClusterConfig {
   readonly insecureSkipTlsVerify?: boolean
   /** Name to verify the server certificate against instead of the URL's host (`tls-server-name`). */
   readonly tlsServerName?: string
+  /**
+   * Proxy every request goes through (kubeconfig `proxy-url`, `http://` or `https://`); when
+   * absent, the `HTTPS_PROXY`/`HTTP_PROXY`/`NO_PROXY` environment decides, as in client-go.
+   */
+  readonly proxyUrl?: string
   /** PEM client certificate for mutual TLS. */
   readonly clientCertPem?: string
   /** PEM private key of {@link ClusterConfig.clientCertPem}. */

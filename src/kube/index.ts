@@ -26,6 +26,13 @@ export type {
   RequestLimiter,
   RequestObserver,
 } from './kube-transport.js'
+export {
+  ProxyConfigError,
+  environmentProxyResolver,
+  fixedProxyResolver,
+  proxyEnvironmentFrom,
+} from './proxy/proxy-resolver.js'
+export type { ProxyEnvironment, ProxyResolver } from './proxy/proxy-resolver.js'
 export { DynamicClient, formatResourceRef, resourcePath } from './dynamic-client.js'
 export type {
   DeleteOptions,

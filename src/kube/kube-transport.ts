@@ -18,6 +18,9 @@ import { timeoutSignal } from '../core/timeout-signal.js'
 import { Agent, buildConnector, request as undiciRequest } from './undici-core.js'
 import type { BuildConnectorOptions } from './undici-core.js'
 import type { Dispatcher } from 'undici'
+import { fixedProxyResolver, parseProxyUrl, processProxyResolver } from './proxy/proxy-resolver.js'
+import type { ProxyResolver } from './proxy/proxy-resolver.js'
+import { proxyDispatcher } from './proxy/proxy-dispatcher.js'
 import type { ClusterConfig, CredentialSource, RequestCredential } from './cluster-config.js'
 import { apiErrorFromResponse } from './api-error.js'
 import { createCredentialSource } from './credential-source.js'
@@ -94,6 +97,18 @@ export interface KubeTransportOptions {
    * Leader election uses it so that a replica that does not lead cannot write.
    */
   readonly beforeWrite?: (method: string, path: string) => void
+  /**
+   * Decides the proxy of each request. By default, as client-go: the kubeconfig's `proxy-url`
+   * when set (every request, no exemptions), else `HTTPS_PROXY`/`HTTP_PROXY`/`NO_PROXY` of the
+   * process (loopback exempt). A resolver that returns undefined connects directly.
+   */
+  readonly proxy?: ProxyResolver
+}
+
+function defaultProxy(config: ClusterConfig): ProxyResolver | undefined {
+  if (config.proxyUrl !== undefined)
+    return fixedProxyResolver(parseProxyUrl(config.proxyUrl, 'proxy-url'))
+  return processProxyResolver()
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000
@@ -128,8 +143,9 @@ export class KubeTransport {
   readonly #headers: Readonly<Record<string, string>>
   readonly #beforeWrite: ((method: string, path: string) => void) | undefined
   readonly #random: () => number
+  readonly #proxy: ProxyResolver | undefined
   #connections = 0
-  #agent: Agent
+  #agent: Dispatcher
   #agentCert: string | undefined
 
   constructor(config: ClusterConfig, options: KubeTransportOptions = {}) {
@@ -147,11 +163,12 @@ export class KubeTransport {
     this.#headers = options.headers ?? {}
     this.#beforeWrite = options.beforeWrite
     this.#random = options.random ?? Math.random
+    this.#proxy = 'proxy' in options ? options.proxy : defaultProxy(config)
     this.#agentCert = config.clientCertPem
     this.#agent = this.#createAgent(config.clientCertPem, config.clientKeyPem)
   }
 
-  #createAgent(cert: string | undefined, key: string | undefined): Agent {
+  #createAgent(cert: string | undefined, key: string | undefined): Dispatcher {
     const connect: BuildConnectorOptions = {
       rejectUnauthorized: this.config.insecureSkipTlsVerify !== true,
     }
@@ -163,14 +180,14 @@ export class KubeTransport {
     // dispatched in the same tick as the previous response ends, before the first socket is
     // marked free; so N requests in flight settle on up to 2N pooled sockets, never more.
     const connector = buildConnector(connect)
-    return new Agent({
-      connect: (options, callback) => {
-        this.#connections++
-        connector(options, callback)
-      },
-      keepAliveTimeout: 30_000,
-      keepAliveMaxTimeout: 600_000,
-    })
+    const counted: typeof connector = (options, callback) => {
+      // A TLS handshake over a proxy tunnel is not a connection of its own.
+      if (options.httpSocket === undefined) this.#connections++
+      connector(options, callback)
+    }
+    const pool = { keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000 }
+    if (this.#proxy === undefined) return new Agent({ connect: counted, ...pool })
+    return proxyDispatcher({ connect: counted, resolve: this.#proxy, agent: pool })
   }
 
   /** How many TCP connections this transport has opened so far (pooling keeps this small). */
@@ -180,7 +197,7 @@ export class KubeTransport {
 
   // An exec plugin may hand out a client certificate that rotates; TLS identity lives in the
   // agent, so a new certificate needs a new agent (the old one closes once its requests finish).
-  #agentFor(credential: RequestCredential): Agent {
+  #agentFor(credential: RequestCredential): Dispatcher {
     const cert = credential.clientCertPem ?? this.config.clientCertPem
     if (cert !== this.#agentCert) {
       const old = this.#agent

@@ -334,6 +334,27 @@ describe('resolveKubeconfig', () => {
     assert.deepEqual(config.auth, { type: 'none' })
   })
 
+  it('reads a cluster proxy-url, a bare host:port meaning http://', async () => {
+    const withScheme = await resolveText(
+      kubeconfig({ clusterLines: ['proxy-url: https://ops:pw@proxy.corp:3129'] })
+    )
+    assert.equal(withScheme.proxyUrl, 'https://ops:pw@proxy.corp:3129/')
+    const bare = await resolveText(kubeconfig({ clusterLines: ['proxy-url: proxy.corp:3128'] }))
+    assert.equal(bare.proxyUrl, 'http://proxy.corp:3128/')
+    const none = await resolveText(kubeconfig({ clusterLines: [] }))
+    assert.equal(none.proxyUrl, undefined)
+  })
+
+  it('refuses a socks5 proxy-url with the cluster named', async () => {
+    const error = await rejection(
+      resolveText(kubeconfig({ clusterLines: ['proxy-url: socks5://proxy:1080'] }))
+    )
+    assert.match(
+      error.message,
+      /cluster "[^"]+" has an unusable proxy-url "socks5:\/\/proxy:1080": SOCKS5 proxies are not supported/
+    )
+  })
+
   it('rejects certificate-authority-data that is not base64 PEM', async () => {
     const text = kubeconfig({ clusterLines: ['certificate-authority-data: "-----BEGIN CERT"'] })
     const error = await rejection(resolveText(text))

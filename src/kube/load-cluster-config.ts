@@ -7,6 +7,7 @@ import type * as Yaml from 'yaml'
 
 import type { AuthConfig, ClusterConfig, ExecConfig } from './cluster-config.js'
 import { isValidHeaderValue } from './header-value.js'
+import { parseProxyUrl } from './proxy/proxy-resolver.js'
 import { KubeconfigError } from './kubeconfig-error.js'
 
 /** Reads a UTF-8 text file; injectable so tests need not touch the real file system. */
@@ -33,6 +34,8 @@ export interface KubeconfigCluster {
   readonly certificateAuthorityData?: string | undefined
   readonly insecureSkipTlsVerify?: boolean | undefined
   readonly tlsServerName?: string | undefined
+  /** `proxy-url`: the proxy every request to this cluster goes through. */
+  readonly proxyUrl?: string | undefined
 }
 
 /** A kubeconfig `users[].user.exec` block, not yet validated (only the selected user is). */
@@ -233,6 +236,7 @@ export function parseKubeconfig(text: string, filePath: string): Kubeconfig {
       certificateAuthorityData: field.string('certificate-authority-data'),
       insecureSkipTlsVerify: field.boolean('insecure-skip-tls-verify'),
       tlsServerName: field.string('tls-server-name'),
+      proxyUrl: field.string('proxy-url'),
     })
   }
   const users = parseUsers(doc, filePath, baseDir, fail)
@@ -417,6 +421,7 @@ export async function resolveKubeconfig(
       'sets insecure-skip-tls-verify together with a certificate authority; remove one of them'
     )
   }
+  const proxyUrl = validProxyUrl(cluster.proxyUrl, clusterFail)
   // The inline -data form wins over the file form, as in client-go.
   const caPem = await pemFrom(
     cluster.certificateAuthorityData,
@@ -453,11 +458,25 @@ export async function resolveKubeconfig(
     ...(caPem === undefined ? {} : { caPem }),
     ...(cluster.insecureSkipTlsVerify === true ? { insecureSkipTlsVerify: true } : {}),
     ...(cluster.tlsServerName === undefined ? {} : { tlsServerName: cluster.tlsServerName }),
+    ...(proxyUrl === undefined ? {} : { proxyUrl }),
     ...(clientCertPem === undefined ? {} : { clientCertPem }),
     ...(clientKeyPem === undefined ? {} : { clientKeyPem }),
     auth,
     namespace: context.namespace ?? 'default',
     source: `${context.file} (context "${contextName}")`,
+  }
+}
+
+/** A cluster's `proxy-url`, checked as client-go checks it (a URL with an http or https scheme). */
+function validProxyUrl(
+  value: string | undefined,
+  fail: (detail: string, cause?: unknown) => KubeconfigError
+): string | undefined {
+  if (value === undefined || value === '') return undefined
+  try {
+    return parseProxyUrl(value, 'proxy-url').href
+  } catch (error) {
+    throw fail(`has an unusable ${(error as Error).message}`, error)
   }
 }
 

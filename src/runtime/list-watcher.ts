@@ -35,6 +35,11 @@ export interface ListWatchScope {
   readonly labelSelector?: string
   /** Only objects whose fields match (`status.phase=Running`). */
   readonly fieldSelector?: string
+  /**
+   * Only objects in these shard ranges (`shardRange(...) || ...`, API servers with the
+   * `ShardedListAndWatch` feature gate; others ignore it, so a caller must check what it gets).
+   */
+  readonly shardSelector?: string
 }
 
 /**

@@ -1,8 +1,9 @@
 // Proves the user-facing `metactl cluster` commands: `up` prints a working kubeconfig, `status`
-// reports readiness, a second `up` refuses to start twice, and `down` leaves no process behind.
+// reports readiness, a second `up` refuses to start twice, and `down` leaves no process and no
+// volume behind.
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
@@ -46,6 +47,7 @@ describe('metactl cluster', () => {
 
     const state = readControlPlaneState(dir)
     assert.ok(state)
+    assert.ok(existsSync(join(dir, 'volumes')), 'the cluster has a volumes directory')
     assert.deepEqual(
       state.processes.map((p) => p.name),
       ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kwok']
@@ -57,6 +59,8 @@ describe('metactl cluster', () => {
       state.processes.filter((p) => isProcessRunning(p.pid, p.command)).map((p) => p.name),
       []
     )
+    // The volumes of the default StorageClass go with the cluster.
+    assert.equal(existsSync(join(dir, 'volumes')), false)
     const stopped = await metactl(['cluster', 'status', '--dir', dir])
     assert.equal(stopped.code, 1)
     assert.match(stopped.stdout, /stopped/)
@@ -68,7 +72,13 @@ describe('metactl cluster', () => {
     assert.match(stderr, /--nodes must be an integer from 0 to 256, got "two"/)
   })
 
-  it('refuses a --publish that is not HOSTPORT:NODEPORT, and --publish without a real node', async () => {
+  it('refuses --image on simulated nodes, which run no images', async () => {
+    const { code, stderr } = await metactl(['cluster', 'up', '--dir', dir, '--image', 'x.tar'])
+    assert.equal(code, 1)
+    assert.match(stderr, /--image needs --runtime containerd/)
+  })
+
+  it('refuses a --publish that is not HOSTPORT:NODEPORT, and --publish on simulated nodes', async () => {
     const bad = await metactl([
       'cluster',
       'up',
@@ -86,7 +96,7 @@ describe('metactl cluster', () => {
     )
     const kwok = await metactl(['cluster', 'up', '--dir', dir, '--publish', '8080:30080'])
     assert.equal(kwok.code, 1)
-    assert.match(kwok.stderr, /--publish and --image need a real node: add --runtime containerd/)
+    assert.match(kwok.stderr, /--publish needs --runtime containerd/)
   })
 
   it('names the missing binaries and the command that installs them', async () => {

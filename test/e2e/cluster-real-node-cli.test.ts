@@ -1,10 +1,11 @@
 // Proves `metactl cluster up --runtime containerd` as a user runs it: the printed kubeconfig
-// reaches a real node with KWOK nodes beside it, kubectl runs a container on the real node, and
+// reaches a real node with KWOK nodes beside it, kubectl runs a container on the real node (and,
+// from an archive given with --image, one whose image is pulled Always), and
 // `down` stops everything and reports the namespaces and cgroup removed (root, `make node`).
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { homedir, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
 import { promisify } from 'node:util'
@@ -13,6 +14,20 @@ import { realNodeLayout } from '../../src/cluster/real-node/real-node-layout.js'
 import { waitFor } from '../../src/runtime/wait-for.js'
 
 const exec = promisify(execFile)
+
+// tools/node/example-images.sh's busybox (make examples).
+function busyboxArchive(env: NodeJS.ProcessEnv = process.env): string {
+  const cache = env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache')
+  const dir =
+    env['METACTL_EXAMPLE_IMAGES'] ??
+    join(
+      cache,
+      'metacontroller-ts',
+      'controlplane',
+      'example-images-nginx-deb12-busybox-jsonnetd-1'
+    )
+  return join(dir, 'busybox.tar')
+}
 
 describe('metactl cluster up --runtime containerd', () => {
   const dir = mkdtempSync(join(tmpdir(), 'metactl-cli-rn-'))
@@ -30,6 +45,8 @@ describe('metactl cluster up --runtime containerd', () => {
       'containerd',
       '--nodes',
       '1',
+      '--image',
+      busyboxArchive(),
       '--dir',
       dir,
     ])
@@ -67,6 +84,35 @@ describe('metactl cluster up --runtime containerd', () => {
       { timeoutMs: 60_000, intervalMs: 500, description: 'Pod web to run on the real node' }
     )
     assert.match(containerId, /^containerd:\/\/[0-9a-f]{64}$/)
+
+    // An untagged image is pulled Always: the archive given with --image answers that pull.
+    await kubectl(
+      'run',
+      'bb',
+      '--image=busybox',
+      '--restart=Never',
+      '--overrides={"spec":{"nodeName":"metactl-real-node"}}',
+      '--',
+      'sh',
+      '-c',
+      'echo pulled'
+    )
+    await waitFor(
+      async () => {
+        const { stdout } = await kubectl('get', 'pod', 'bb', '-o', 'jsonpath={.status.phase}')
+        return stdout === 'Succeeded'
+      },
+      { timeoutMs: 60_000, intervalMs: 500, description: 'Pod bb (busybox, pulled Always)' }
+    )
+    const pulled = await kubectl(
+      'get',
+      'pod',
+      'bb',
+      '-o',
+      'jsonpath={.spec.containers[0].imagePullPolicy}'
+    )
+    assert.equal(pulled.stdout, 'Always')
+    assert.equal((await kubectl('logs', 'bb')).stdout.trim(), 'pulled')
 
     const down = await metactl(['cluster', 'down', '--dir', dir])
     assert.equal(down.code, 0, down.stderr)

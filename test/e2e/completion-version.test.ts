@@ -34,15 +34,17 @@ describe('metactl completion', () => {
       'metactl render --output ',
       'metactl completion ',
       'metactl tree --name',
+      'metactl sync --w',
     ])
     assert.deepEqual(out, [
-      'run render cluster init dev ring tree types version completion',
+      'run render cluster init dev ring sync tree types version completion',
       'cluster',
       'install up status down',
       '--dir --crd --port --nodes --runtime --feature-gates --audit-log --publish --image --help',
       'yaml json',
       'bash zsh fish',
       '--namespace',
+      '--wait',
     ])
   })
 
@@ -50,7 +52,7 @@ describe('metactl completion', () => {
     for (const shell of ['zsh', 'fish']) {
       const { code, stdout } = await metactl(['completion', shell])
       assert.equal(code, 0)
-      for (const command of ['run', 'render', 'cluster', 'tree', 'version', 'init', 'dev'])
+      for (const command of ['run', 'render', 'cluster', 'sync', 'tree', 'version', 'init', 'dev'])
         assert.match(stdout, new RegExp(`\\b${command}\\b`), `${shell} script names ${command}`)
     }
     // The zsh script is the bash one under bashcompinit: check it parses as bash does.

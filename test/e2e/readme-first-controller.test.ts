@@ -166,7 +166,10 @@ describe('README: write your first controller in 5 minutes', { timeout: 900_000 
     assert.match(tried, /^default +Greeting\/hello +True/m)
     assert.match(tried, /├─ConfigMap\/hello-0/)
     assert.match(tried, /└─ConfigMap\/hello-1/)
-    assert.match(output, /sync Greeting default\/hello: \+ConfigMap hello-0, \+ConfigMap hello-1/)
+    assert.match(
+      output,
+      /\[my-controller\] sync Greeting default\/hello: created 2 \(ConfigMap hello-0, ConfigMap hello-1\)/
+    )
 
     const exited = once(dev, 'exit')
     if (dev.pid !== undefined) process.kill(-dev.pid, 'SIGINT')

@@ -26,7 +26,9 @@ import { request } from 'node:http'
 import { KubeTransport } from '../../src/kube/kube-transport.js'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
+import { PROVISIONER_ROOT, volumesDir } from '../../src/cluster/host-path-storage.js'
+import { mountedElsewhere } from '../../src/cluster/real-node/created-dirs-registry.js'
 
 const PODS = { group: '', version: 'v1', resource: 'pods', namespaced: true } as const
 const SERVICES = { group: '', version: 'v1', resource: 'services', namespaced: true } as const
@@ -36,6 +38,13 @@ const INGRESSES = {
   resource: 'ingresses',
   namespaced: true,
 } as const
+const PVCS = {
+  group: '',
+  version: 'v1',
+  resource: 'persistentvolumeclaims',
+  namespaced: true,
+} as const
+const PVS = { group: '', version: 'v1', resource: 'persistentvolumes', namespaced: false } as const
 const ENDPOINTS = { group: '', version: 'v1', resource: 'endpoints', namespaced: true } as const
 
 function hostSysctls(): Record<string, string> {
@@ -331,6 +340,54 @@ describe('real node (containerd, kubelet, kube-proxy in namespaces of their own)
     )
   })
 
+  it('runs a Pod that writes to a claim of the default StorageClass, into the cluster directory', async () => {
+    const { cluster: c } = running()
+    await c.client.create(PVCS, {
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
+      metadata: { name: 'data', namespace: 'default' },
+      spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+    })
+    await c.client.create(PODS, {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'writer', namespace: 'default' },
+      spec: {
+        restartPolicy: 'Never',
+        containers: [
+          {
+            name: 'writer',
+            image: WEB_IMAGE,
+            imagePullPolicy: 'Never',
+            command: [
+              '/bin/busybox',
+              'sh',
+              '-c',
+              'echo written-by-$(/bin/busybox hostname) > /data/file',
+            ],
+            volumeMounts: [{ name: 'data', mountPath: '/data' }],
+          },
+        ],
+        volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'data' } }],
+      },
+    })
+    const pod = await waitFor(
+      async () => {
+        const p = await c.client.get(PODS, 'writer', { namespace: 'default' })
+        return ['Succeeded', 'Failed'].includes(text(p, ['status', 'phase'])) ? p : undefined
+      },
+      { timeoutMs: 90_000, intervalMs: 500, description: 'Pod writer to finish' }
+    )
+    assert.equal(text(pod, ['status', 'phase']), 'Succeeded')
+    const claim = await c.client.get(PVCS, 'data', { namespace: 'default' })
+    const volume = await c.client.get(PVS, text(claim, ['spec', 'volumeName']))
+    const path = text(volume, ['spec', 'hostPath', 'path'])
+    assert.match(path, new RegExp(`^${PROVISIONER_ROOT}/`))
+    // The file is in the cluster's directory: the real node's mount namespace binds it there.
+    const file = join(volumesDir(c.dir), basename(path), 'file')
+    assert.equal(readFileSync(file, 'utf8'), 'written-by-writer\n')
+  })
+
   it('leaves the host kernel settings the kubelet writes as they were', () => {
     running()
     assert.deepEqual(hostSysctls(), sysctlsBefore)
@@ -351,5 +408,8 @@ describe('real node (containerd, kubelet, kube-proxy in namespaces of their own)
     )
     assert.deepEqual(hostNetwork(), networkBefore)
     assert.deepEqual(hostSysctls(), sysctlsBefore)
+    // The volumes go with the cluster; the host's mount point too, unless another cluster uses it.
+    assert.equal(existsSync(volumesDir(c.dir)), false)
+    assert.ok(!existsSync(PROVISIONER_ROOT) || mountedElsewhere(PROVISIONER_ROOT))
   })
 })

@@ -12,6 +12,15 @@ import pathlib
 import sys
 
 program, mounts, port = sys.argv[1], json.loads(sys.argv[2]), int(sys.argv[3])
+
+
+class LoopbackServer(http.server.HTTPServer):
+    def __init__(self, address, handler):
+        super().__init__(("127.0.0.1", port), handler)
+
+
+# A program that starts its server at module level (indexedjob's sync.py) imports this one.
+http.server.HTTPServer = LoopbackServer
 spec = importlib.util.spec_from_file_location("hook_program", program)
 module = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(module)
@@ -22,12 +31,5 @@ for name, value in list(vars(module).items()):
             if text == mount or text.startswith(mount + "/"):
                 setattr(module, name, pathlib.Path(local + text[len(mount):]))
 module.PORT = port
-
-
-class LoopbackServer(http.server.HTTPServer):
-    def __init__(self, address, handler):
-        super().__init__(("127.0.0.1", port), handler)
-
-
 module.HTTPServer = LoopbackServer
 module.main()

@@ -9,15 +9,25 @@ export interface MetactlResult {
   readonly stderr: string
 }
 
-/** Runs `metactl ...args`; `env` is merged over this process's environment. */
+/** Options of {@link metactl}. */
+export interface MetactlOptions {
+  /** Merged over this process's environment. */
+  readonly env?: NodeJS.ProcessEnv
+  readonly timeoutMs?: number
+  /** Runs the built CLI (`bin/metactl.js`, needs `npm run build`) with plain node, no tsx. */
+  readonly built?: boolean
+}
+
+/** Runs `metactl ...args`. */
 export function metactl(
   args: readonly string[],
-  options: { readonly env?: NodeJS.ProcessEnv; readonly timeoutMs?: number } = {}
+  options: MetactlOptions = {}
 ): Promise<MetactlResult> {
+  const entry = options.built === true ? ['bin/metactl.js'] : ['--import', 'tsx', 'src/cli/main.ts']
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', 'src/cli/main.ts', ...args],
+      [...entry, ...args],
       { timeout: options.timeoutMs ?? 180_000, env: { ...process.env, ...options.env } },
       (error, stdout, stderr) => {
         const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1

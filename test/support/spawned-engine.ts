@@ -22,8 +22,15 @@ export interface SpawnedEngine {
   kill(): void
 }
 
-/** Starts `metactl run --kubeconfig <kubeconfig> ...args` with metrics on a free loopback port. */
-export function spawnEngine(kubeconfig: string, args: readonly string[]): SpawnedEngine {
+/**
+ * Starts `metactl run --kubeconfig <kubeconfig> ...args` with metrics on a free loopback port;
+ * `env` replaces the process environment it inherits.
+ */
+export function spawnEngine(
+  kubeconfig: string,
+  args: readonly string[],
+  options: { readonly env?: NodeJS.ProcessEnv } = {}
+): SpawnedEngine {
   const child = spawn(
     process.execPath,
     [
@@ -39,7 +46,10 @@ export function spawnEngine(kubeconfig: string, args: readonly string[]): Spawne
       '127.0.0.1:0',
       ...args,
     ],
-    { stdio: ['ignore', 'ignore', 'pipe'] }
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      ...(options.env === undefined ? {} : { env: options.env }),
+    }
   )
   const lines: Record<string, unknown>[] = []
   const raw: string[] = []

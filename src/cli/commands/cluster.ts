@@ -17,6 +17,7 @@ import { DynamicClient } from '../../kube/dynamic-client.js'
 import { isNodeReady, NODES } from '../../cluster/simulated-nodes.js'
 import { startRealNodeCluster } from '../../cluster/real-node/start-real-node-cluster.js'
 import { stopRealNodeCluster } from '../../cluster/real-node/stop-real-node-cluster.js'
+import { removeVolumes } from '../../cluster/host-path-storage.js'
 import { readRealNodeState } from '../../cluster/real-node/real-node-state.js'
 import { parsePublishedPort } from '../../cluster/real-node/published-port.js'
 import type { PublishedPort } from '../../cluster/real-node/published-port.js'
@@ -70,8 +71,11 @@ async function up(io: CliIo, opts: UpOptions): Promise<void> {
   if (opts.runtime !== 'kwok') {
     throw new CliError(`--runtime must be kwok or containerd, got "${opts.runtime}"`)
   }
-  if (opts.publish.length > 0 || opts.image.length > 0) {
-    throw new CliError('--publish and --image need a real node: add --runtime containerd')
+  if (opts.image.length > 0) {
+    throw new CliError('--image needs --runtime containerd: simulated nodes run no images')
+  }
+  if (opts.publish.length > 0) {
+    throw new CliError('--publish needs --runtime containerd: simulated nodes have no node ports')
   }
   const binaries = findControlPlaneBinaries()
   io.err(`Starting a local control plane in ${dir}`)
@@ -112,9 +116,9 @@ async function upRealNode(io: CliIo, dir: string, opts: UpOptions): Promise<void
     dir,
     crds: opts.crd,
     simulatedNodes: parseNodes(opts.nodes ?? '0'),
+    images: opts.image,
     ...(opts.port === undefined ? {} : { apiServerPort: parsePort(opts.port) }),
     publish: opts.publish.map(published),
-    images: opts.image,
     onProgress: (message) => {
       io.err(`  ${message}`)
     },
@@ -232,6 +236,8 @@ async function down(io: CliIo, opts: { dir: string }): Promise<void> {
   if (left.length > 0) {
     throw new CliError(`could not stop: ${left.map((p) => `${p.name} ${p.pid}`).join(', ')}`)
   }
+  const kept = removeVolumes(dir)
+  if (kept.length > 0) throw new CliError(`could not remove: ${kept.join(', ')}`)
 }
 
 async function downRealNode(io: CliIo, dir: string): Promise<void> {
@@ -282,7 +288,8 @@ function addUpCommand(cluster: Command, io: CliIo): Command {
     )
     .option(
       '--image <archive>',
-      'with --runtime containerd: import this image archive into the node (repeatable)',
+      'with --runtime containerd: an image archive to import and serve to Always pulls ' +
+        '(repeatable; e.g. from tools/node/example-images.sh)',
       collect,
       []
     )

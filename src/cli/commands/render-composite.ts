@@ -1,92 +1,66 @@
 /**
- * `metactl render` for a CompositeController: runs its sync (or finalize) hook offline for a
- * parent and optional observed children, and plans with the engine's selector, claim rules and
- * planner. Observed children are claimed as the engine would claim them (in the parent's
- * namespace, controlled by the parent or orphans, labels matching the selector); the others are
- * left out with a warning.
+ * `metactl render` for a CompositeController: seeds an in-memory cluster with the parent, the
+ * observed children and ControllerRevisions, runs the engine's pipeline with the composite
+ * strategy (claim, hook, rollout, plan, writes, status) and prints what it did.
  *
  * @module
  */
 import type { KubeObject } from '../../core/kube-object.js'
+import { objectKey } from '../../core/object-key.js'
 import type { CompositeControllerSpec } from '../../api/composite-controller-spec.js'
 import type { CompositeSyncRequest, CompositeSyncResponse } from '../../api/hook-model.js'
+import { CONTROLLER_REVISIONS } from '../../kube/well-known-resources.js'
 import { TerminalError } from '../../runtime/reconcile-errors.js'
 import { decideClaim } from '../../engine/children/claim-children.js'
-import { InvalidDesiredChildError } from '../../engine/children/desired-children.js'
-import type { ChildPlan } from '../../engine/children/plan-children.js'
-import { compositeSelector } from '../../engine/composite/composite-selector.js'
-import type { ParentSelector } from '../../engine/composite/composite-selector.js'
-import { compositeWire } from '../../engine/hooks/webhook-hooks.js'
-import { planSync } from '../../engine/sync/plan-sync.js'
-import type { SyncPlan, SyncRules } from '../../engine/sync/plan-sync.js'
+import { compositeFinalizer } from '../../engine/composite/composite-kind.js'
+import {
+  compositeStrategy,
+  compositeSyncRules,
+} from '../../engine/composite/sync-composite-parent.js'
+import type {
+  CompositeController,
+  CompositeObserved,
+} from '../../engine/composite/sync-composite-parent.js'
+import { DEFAULT_REVISION_NAMESPACE } from '../../engine/engine.js'
+import { webhookCompositeHooks } from '../../engine/hooks/webhook-hooks.js'
 import type { RolloutOutcome } from '../../engine/rollout/assemble-rollout.js'
 import { inProcessHooks } from '../../sdk/in-process.js'
 import type { CompositeHook } from '../../sdk/hook-types.js'
 import { CliError } from '../cli-error.js'
 import {
-  childTypesOf,
   correctGuesses,
   describeObject,
-  isNamespaced,
-  messageOf,
-  planComments,
-  planJson,
-  readObjects,
-  readParentObject,
-  resolveObserved,
+  parentResourceOf,
+  readInputs,
+  resourceOf,
   typeOf,
-  writtenForm,
-  yamlLines,
-} from './render-support.js'
-import type { RenderOptions, ResolvedRule } from './render-support.js'
-import { renderHook } from './render-hook.js'
+} from './render-inputs.js'
+import type { RenderOptions, ResolvedRule } from './render-inputs.js'
+import { renderHooks } from './render-hook.js'
 import type { RenderHookKind } from './render-hook.js'
-import {
-  isControllerRevision,
-  renderRollout,
-  rollsChildren,
-  rolloutComments,
-  rolloutJson,
-} from './render-rollout.js'
+import { asDeleting, cacheOf, NO_EVENTS, runPipeline, seedCluster } from './render-pipeline.js'
+import type { RenderRun } from './render-pipeline.js'
+import { isControllerRevision } from './render-rollout.js'
 
 /** What a composite render produced. */
-export interface CompositeRender {
-  readonly desired: readonly KubeObject[]
-  /** The desired children as the engine leaves them (see render-written.ts). */
-  readonly written: readonly KubeObject[]
-  /** The plan against no observed children. */
-  readonly fresh: ChildPlan
-  readonly plan: ChildPlan
+export interface CompositeRender extends Pick<RenderRun, 'desired' | 'written' | 'printed'> {
   readonly response: CompositeSyncResponse
   /** The rollout step's decisions, when a child rule rolls. */
   readonly rollout?: RolloutOutcome
 }
 
-/** The composite kind's hook wire format and in-process adapter, for {@link renderHook}. */
-const COMPOSITE_HOOK: RenderHookKind<CompositeSyncRequest, CompositeSyncResponse> = {
-  wire: compositeWire,
-  inProcess: (hook, name) => {
-    const adapted = inProcessHooks({ [name]: hook as CompositeHook })
-    const call = adapted[name]
-    if (call === undefined) throw new Error('inProcessHooks dropped the hook')
-    return call
-  },
-}
-
-/** Leaves out, with a warning, the observed children the engine would not claim. */
-function leaveOutUnclaimed(
-  byRule: Iterable<Map<string, KubeObject>>,
-  parent: KubeObject,
-  selector: ParentSelector,
-  warn: (line: string) => void
-): void {
-  for (const children of byRule) {
-    for (const [key, child] of children) {
-      const decision = decideClaim(child, parent, selector.matches)
-      if (decision.action === 'claim' || decision.action === 'adopt') continue
-      warn(`warning: observed ${describeObject(child)} is left out: ${decision.reason}`)
-      children.delete(key)
-    }
+function compositeHooks(
+  spec: CompositeControllerSpec,
+  answered: (response: CompositeSyncResponse) => void
+): RenderHookKind<CompositeSyncRequest, CompositeSyncResponse> {
+  return {
+    answered,
+    webhooks: (hooks, options) => webhookCompositeHooks({ ...spec, hooks }, options),
+    inProcess: (hook, name) => {
+      const call = inProcessHooks({ [name]: hook as CompositeHook })[name]
+      if (call === undefined) throw new Error('inProcessHooks dropped the hook')
+      return call
+    },
   }
 }
 
@@ -104,136 +78,119 @@ function warnOffline(
   }
 }
 
-/**
- * Renders a CompositeController's hook for a parent: claims the observed children as the engine
- * would, calls the hook, and plans with the engine's own planner.
- */
-export async function renderComposite(
-  opts: RenderOptions,
-  controller: { object: KubeObject; spec: CompositeControllerSpec },
+/** Warns about the observed children the engine did not claim, and why. */
+function warnLeftOut(
+  byRule: ReadonlyMap<ResolvedRule, readonly KubeObject[]>,
+  observed: CompositeObserved,
+  parent: KubeObject,
   warn: (line: string) => void
-): Promise<CompositeRender> {
-  const { spec } = controller
-  const parent = readParentObject(opts.parent, [spec.parentResource], warn)
-  const allObserved = (opts.observed ?? []).flatMap((file) =>
-    readObjects('--observed', file).map((object) => ({ object, file }))
-  )
-  // ControllerRevisions are the rollout's input, not children.
-  const revisions = allObserved.filter((o) => isControllerRevision(o.object)).map((o) => o.object)
-  const observedObjects = allObserved.filter((o) => !isControllerRevision(o.object))
-  const { rules, byRule } = resolveObserved(
-    spec.childResources,
-    'childResources',
-    parent,
-    observedObjects
-  )
-  const selector = parentSelector(spec, parent)
-  leaveOutUnclaimed(byRule.values(), parent, selector, warn)
-  const finalizing = opts.finalizing === true
-  warnOffline(spec, finalizing, warn)
-
-  const observed = new Map(rules.map((rule) => [typeOf(rule), byRule.get(rule) ?? new Map()]))
-  const request = (state: KubeObject): CompositeSyncRequest => ({
-    controller: { ...controller.object, status: controller.object['status'] ?? {} },
-    parent: state,
-    children: observed,
-    related: new Map(),
-    finalizing,
-  })
-  const hook = await renderHook(opts, spec.hooks, COMPOSITE_HOOK, warn)
-  const invalid = (error: unknown): never => {
-    if (error instanceof InvalidDesiredChildError)
-      throw new CliError(`${hook.description} returned invalid children: ${error.message}`)
-    throw error
-  }
-  let response: CompositeSyncResponse
-  let rollout: RolloutOutcome | undefined
-  try {
-    response = await hook.call(request(parent))
-    correctGuesses(rules, response.children, warn)
-    if (rollsChildren(spec)) {
-      const childRules = syncRulesOf(rules, selector)
-      const input = { spec, parent, selector, rules, observed, revisions, childRules, request }
-      rollout = await renderRollout({ ...input, call: (r) => hook.call(r) }).catch(invalid)
-      response = rollout.response
+): void {
+  for (const [rule, children] of byRule) {
+    for (const child of children) {
+      if (observed.children.get(typeOf(rule))?.has(objectKey(child)) === true) continue
+      const decision = decideClaim(child, parent, observed.selector.matches)
+      const reason = 'reason' in decision ? decision.reason : 'the engine did not claim it'
+      warn(`warning: observed ${describeObject(child)} is left out: ${reason}`)
     }
-  } catch (error) {
-    if (error instanceof CliError) throw error
-    throw new CliError(`${hook.description} failed: ${messageOf(error)}`)
-  } finally {
-    await hook.close()
-  }
-  const syncRules = syncRulesOf(rules, selector)
-  let plan: SyncPlan
-  try {
-    plan = planSync(parent, observed, response.children, syncRules)
-  } catch (error) {
-    return invalid(error)
-  }
-  return {
-    desired: [...plan.desired.values()].flatMap((children) => [...children.values()]),
-    ...writtenForm(plan, syncRules.types, parent),
-    plan: plan.children,
-    response,
-    ...(rollout === undefined ? {} : { rollout }),
   }
 }
 
-/** The engine's rules for desired children, from the resolved rules and the selector. */
-function syncRulesOf(rules: readonly ResolvedRule[], selector: ParentSelector): SyncRules {
-  const types = childTypesOf(rules)
-  return {
-    types,
-    declaredTypes: new Set(types.keys()),
-    namespaced: new Map(rules.map((rule) => [typeOf(rule), isNamespaced(rule)])),
-    injectLabels: selector.injectLabels,
-    matchesSelector: selector.matches,
-  }
-}
-
-/** The engine's parent selector, with its errors phrased for the command line. */
-function parentSelector(spec: CompositeControllerSpec, parent: KubeObject): ParentSelector {
-  try {
-    return compositeSelector(spec, parent)
-  } catch (error) {
+/** The parent's selector errors, phrased for the command line. */
+function selectorError(spec: CompositeControllerSpec): (error: unknown) => never {
+  return (error) => {
     if (!(error instanceof TerminalError)) throw error
     const hint = spec.generateSelector ? '' : ' (or set spec.generateSelector on the controller)'
     throw new CliError(`--parent: ${error.message}${hint}`)
   }
 }
 
-/** The YAML output: a valid YAML stream, the plan and status in comments after the children. */
-export function formatCompositeText(result: CompositeRender): string[] {
-  const lines: string[] = []
-  for (const child of result.written) lines.push('---', ...yamlLines(child))
-  if (result.written.length === 0) lines.push('# No desired children.')
-  const { plan, response } = result
-  if (result.rollout !== undefined) lines.push(...rolloutComments(result.rollout))
-  lines.push(...planComments(plan))
-  const status = response.status
-  if (status === null || Object.keys(status).length === 0) {
-    lines.push(`# Status: ${status === null ? 'null' : '{}'}`)
-  } else {
-    lines.push('# Status:', ...yamlLines(status).map((line) => `#   ${line}`))
+/** The CompositeController as the strategy takes it; its rules' kinds may still be corrected. */
+function offlineController(
+  object: KubeObject,
+  spec: CompositeControllerSpec,
+  parent: KubeObject,
+  rules: readonly ResolvedRule[],
+  hooks: CompositeController['hooks'],
+  finalizing: boolean,
+  crds: readonly KubeObject[]
+): CompositeController {
+  return {
+    object: { ...object, status: object['status'] ?? {} },
+    spec,
+    parent: parentResourceOf(spec.parentResource.resource, parent, crds),
+    get children() {
+      return rules.map((rule) => ({
+        info: resourceOf(rule),
+        updateMethod: rule.rule.updateMethod,
+        statusChecks: rule.rule.statusChecks,
+      }))
+    },
+    hooks,
+    finalizerEnabled: finalizing || spec.hooks.finalize !== undefined,
+    finalizer: compositeFinalizer(object.metadata.name ?? ''),
+    // A render renders the parent it is given, whatever the controller's label selector says.
+    matchesScope: () => true,
+    related: undefined,
   }
-  lines.push(`# resyncAfterSeconds: ${response.resyncAfterMs / 1000}`)
-  lines.push(`# finalized: ${String(response.finalized)}`)
-  return lines
 }
 
-/** The JSON output: one object. */
-export function formatCompositeJson(result: CompositeRender): string {
-  const { plan, response } = result
-  return JSON.stringify(
-    {
-      desired: result.desired,
-      plan: planJson(plan),
-      ...(result.rollout === undefined ? {} : { rollout: rolloutJson(result.rollout) }),
-      status: response.status,
-      resyncAfterSeconds: response.resyncAfterMs / 1000,
-      finalized: response.finalized,
-    },
-    null,
-    2
+/** Runs the engine's composite pipeline for the `--parent`, over the files given. */
+export async function renderComposite(
+  opts: RenderOptions,
+  controller: { object: KubeObject; spec: CompositeControllerSpec },
+  warn: (line: string) => void
+): Promise<CompositeRender> {
+  const { spec, object } = controller
+  const { parent, crds, rules, byRule, held } = readInputs(
+    opts,
+    [spec.parentResource],
+    spec.childResources,
+    'childResources',
+    warn,
+    // ControllerRevisions are the rollout's input, not children.
+    isControllerRevision
   )
+  const finalizing = opts.finalizing === true
+  warnOffline(spec, finalizing, warn)
+  const hooks = await renderHooks(
+    opts,
+    spec.hooks,
+    compositeHooks(spec, (r) => {
+      correctGuesses(rules, r.children, warn)
+    }),
+    warn
+  )
+  const cc = offlineController(object, spec, parent, rules, hooks.hooks, finalizing, crds)
+  const seeded = finalizing ? asDeleting(parent, cc.finalizer) : parent
+  const cluster = seedCluster(cc.parent.ref, seeded, [
+    ...[...byRule].map(([rule, list]) => [resourceOf(rule).ref, list] as const),
+    [CONTROLLER_REVISIONS, held],
+  ])
+  const run = await runPipeline({
+    cluster,
+    parentRef: cc.parent.ref,
+    parent: seeded,
+    hooks,
+    noun: 'children',
+    strategy: (client) => {
+      const caches = {
+        children: new Map(
+          rules.map((rule) => [typeOf(rule), cacheOf(cluster, resourceOf(rule).ref)])
+        ),
+        revisions: cacheOf(cluster, CONTROLLER_REVISIONS),
+      }
+      const writes = { client, events: NO_EVENTS, revisionNamespace: DEFAULT_REVISION_NAMESPACE }
+      const strategy = compositeStrategy(cc, writes, caches)
+      return { ...strategy, observe: (p, s) => strategy.observe(p, s).catch(selectorError(spec)) }
+    },
+    observed: (p, observed) => {
+      warnLeftOut(byRule, observed, p, warn)
+    },
+    types: (observed) => compositeSyncRules(cc.children, observed.selector).types,
+  })
+  return {
+    ...run,
+    response: run.answer.response,
+    ...(run.answer.rollout === undefined ? {} : { rollout: run.answer.rollout }),
+  }
 }

@@ -1,68 +1,61 @@
 /**
- * `metactl render` for a DecoratorController: runs its sync (or finalize) hook offline for a
- * target and optional observed attachments, and shows the desired attachments, the plan and what
- * the engine would change on the target (labels, annotations, status, finalizer), with the
- * engine's own attachment rules, planner and target decoration.
+ * `metactl render` for a DecoratorController: seeds an in-memory cluster with the target and the
+ * observed attachments, runs the engine's pipeline with the decorator strategy (observe, hook,
+ * plan, target decoration, attachments) and prints what it did.
  *
  * @module
  */
 import type { KubeObject } from '../../core/kube-object.js'
+import { objectKey } from '../../core/object-key.js'
 import { compileAnnotationSelector } from '../../core/annotation-selector.js'
 import { compileLabelSelector } from '../../core/label-selector.js'
+import { isResourceOf } from '../../api/resource-names.js'
 import type { DecoratorControllerSpec } from '../../api/decorator-controller-spec.js'
 import { decoratorFinalizer } from '../../api/decorator-controller-spec.js'
 import type { DecoratorSyncRequest, DecoratorSyncResponse } from '../../api/hook-model.js'
-import { InvalidDesiredChildError } from '../../engine/children/desired-children.js'
-import type { ChildPlan } from '../../engine/children/plan-children.js'
-import { attachmentRules, isAttachmentOf } from '../../engine/decorator/attachment-rules.js'
-import { decorateTarget } from '../../engine/decorator/decorate-target.js'
-import { decoratorWire } from '../../engine/hooks/webhook-hooks.js'
-import { planSync } from '../../engine/sync/plan-sync.js'
-import type { SyncPlan } from '../../engine/sync/plan-sync.js'
+import type { ResourceInfo } from '../../kube/resource-map.js'
+import { attachmentRules } from '../../engine/decorator/attachment-rules.js'
+import { decoratorStrategy } from '../../engine/decorator/sync-decorator-target.js'
+import type { DecoratorController } from '../../engine/decorator/sync-decorator-target.js'
+import { webhookDecoratorHooks } from '../../engine/hooks/webhook-hooks.js'
+import type { RecordedWrite } from '../../engine/sync/write-recorder.js'
 import { inProcessDecoratorHooks } from '../../sdk/in-process.js'
 import type { DecoratorHook } from '../../sdk/hook-types.js'
-import { CliError } from '../cli-error.js'
 import {
-  childTypesOf,
   correctGuesses,
   describeObject,
-  messageOf,
-  planComments,
-  planJson,
-  readObjects,
-  readParentObject,
-  resolveObserved,
+  parentResourceOf,
+  readInputs,
+  resourceOf,
   typeOf,
-  writtenForm,
-  yamlLines,
-} from './render-support.js'
-import type { RenderOptions } from './render-support.js'
-import { renderHook } from './render-hook.js'
+} from './render-inputs.js'
+import type { RenderOptions, ResolvedRule } from './render-inputs.js'
+import { renderHooks } from './render-hook.js'
 import type { RenderHookKind } from './render-hook.js'
+import { asDeleting, cacheOf, NO_EVENTS, runPipeline, seedCluster } from './render-pipeline.js'
+import type { RenderRun } from './render-pipeline.js'
 
 /** What a decorator render produced. */
-export interface DecoratorRender {
-  readonly desired: readonly KubeObject[]
-  /** The desired attachments as the engine leaves them (see render-written.ts). */
-  readonly written: readonly KubeObject[]
-  /** The plan against no observed attachments. */
-  readonly fresh: ChildPlan
-  readonly plan: ChildPlan
+export interface DecoratorRender extends Pick<RenderRun, 'desired' | 'written' | 'printed'> {
   readonly response: DecoratorSyncResponse
-  /** The target as the engine would write it. */
+  /** The target as the engine wrote it (as given, when it wrote nothing to it). */
   readonly target: KubeObject
   readonly targetChanged: boolean
 }
 
-/** The decorator kind's hook wire format and in-process adapter, for {@link renderHook}. */
-const DECORATOR_HOOK: RenderHookKind<DecoratorSyncRequest, DecoratorSyncResponse> = {
-  wire: decoratorWire,
-  inProcess: (hook, name) => {
-    const adapted = inProcessDecoratorHooks({ [name]: hook as DecoratorHook })
-    const call = adapted[name]
-    if (call === undefined) throw new Error('inProcessDecoratorHooks dropped the hook')
-    return call
-  },
+function decoratorHooks(
+  spec: DecoratorControllerSpec,
+  answered: (response: DecoratorSyncResponse) => void
+): RenderHookKind<DecoratorSyncRequest, DecoratorSyncResponse> {
+  return {
+    answered,
+    webhooks: (hooks, options) => webhookDecoratorHooks({ ...spec, hooks }, options),
+    inProcess: (hook, name) => {
+      const call = inProcessDecoratorHooks({ [name]: hook as DecoratorHook })[name]
+      if (call === undefined) throw new Error('inProcessDecoratorHooks dropped the hook')
+      return call
+    },
+  }
 }
 
 /** Warns when no resource rule's selectors match the target: the engine would not sync it. */
@@ -84,11 +77,60 @@ function checkTargetInScope(
     )
 }
 
-/**
- * Renders a DecoratorController's hook for a target: observes the attachments the engine would
- * (controlled by the target, marked with the controller's name), calls the hook, and plans with
- * the engine's planner.
- */
+/** The resource of the target: its rule's, with the target's kind. */
+function targetResource(
+  spec: DecoratorControllerSpec,
+  target: KubeObject,
+  crds: readonly KubeObject[]
+): ResourceInfo {
+  const sameVersion = spec.resources.filter((r) => r.apiVersion === target.apiVersion)
+  const rule = sameVersion.find((r) => isResourceOf(target.kind, r.resource)) ?? sameVersion[0]
+  return parentResourceOf(rule?.resource ?? '', target, crds)
+}
+
+/** The DecoratorController as the strategy takes it; its rules' kinds may still be corrected. */
+function offlineDecorator(
+  object: KubeObject,
+  spec: DecoratorControllerSpec,
+  rules: readonly ResolvedRule[],
+  hooks: DecoratorController['hooks'],
+  finalizing: boolean
+): DecoratorController {
+  const name = object.metadata.name ?? ''
+  return {
+    name,
+    object: { ...object, status: object['status'] ?? {} },
+    hooks,
+    finalizer: decoratorFinalizer(name),
+    finalizerEnabled: finalizing || spec.hooks.finalize !== undefined,
+    get attachments() {
+      const types = rules.map((rule) => ({
+        type: typeOf(rule),
+        ref: resourceOf(rule).ref,
+        updateMethod: rule.rule.updateMethod,
+      }))
+      return attachmentRules(name, types)
+    },
+  }
+}
+
+/** The first write of the apply step to the target, which sends the whole decorated target. */
+function targetWrite(
+  writes: readonly RecordedWrite[],
+  info: ResourceInfo,
+  target: KubeObject
+): RecordedWrite | undefined {
+  return writes.find(
+    (w) =>
+      w.error === undefined &&
+      w.ref.group === info.ref.group &&
+      w.ref.resource === info.ref.resource &&
+      w.name === target.metadata.name &&
+      (w.namespace ?? '') === (info.ref.namespaced ? (target.metadata.namespace ?? '') : '')
+  )
+}
+
+/** Runs the engine's decorator pipeline for the `--parent` target, over the files given. */
 export async function renderDecorator(
   opts: RenderOptions,
   controller: { object: KubeObject; spec: DecoratorControllerSpec },
@@ -96,109 +138,56 @@ export async function renderDecorator(
 ): Promise<DecoratorRender> {
   const { spec, object } = controller
   const name = object.metadata.name ?? ''
-  const target = readParentObject(opts.parent, spec.resources, warn)
+  const inputs = readInputs(opts, spec.resources, spec.attachments, 'attachments', warn)
+  const { parent: target, crds, rules, byRule } = inputs
   checkTargetInScope(spec, target, warn)
-  const observedObjects = (opts.observed ?? []).flatMap((file) =>
-    readObjects('--observed', file).map((o) => ({ object: o, file }))
-  )
-  const { rules, byRule } = resolveObserved(
-    spec.attachments,
-    'attachments',
-    target,
-    observedObjects
-  )
-  for (const attachments of byRule.values()) {
-    for (const [key, attachment] of attachments) {
-      if (isAttachmentOf(attachment, target, name)) continue
-      warn(
-        `warning: observed ${describeObject(attachment)} is left out: the engine only observes ` +
-          `objects the target controls that carry metacontroller.k8s.io/decorator-controller: ${name}`
-      )
-      attachments.delete(key)
-    }
-  }
   const finalizing = opts.finalizing === true
-  const observed = new Map(rules.map((rule) => [typeOf(rule), byRule.get(rule) ?? new Map()]))
-  const request: DecoratorSyncRequest = {
-    controller: { ...object, status: object['status'] ?? {} },
-    object: target,
-    attachments: observed,
-    related: new Map(),
-    finalizing,
-  }
-  const hook = await renderHook(opts, spec.hooks, DECORATOR_HOOK, warn)
-  let response: DecoratorSyncResponse
-  try {
-    response = await hook.call(request)
-  } catch (error) {
-    throw new CliError(`${hook.description} failed: ${messageOf(error)}`)
-  } finally {
-    await hook.close()
-  }
-  correctGuesses(rules, response.attachments, warn)
-  const types = childTypesOf(rules)
-  let plan: SyncPlan
-  try {
-    const attachmentTypes = [...types].map(([type, childType]) => ({ type, ...childType }))
-    plan = planSync(target, observed, response.attachments, attachmentRules(name, attachmentTypes))
-  } catch (error) {
-    if (!(error instanceof InvalidDesiredChildError)) throw error
-    throw new CliError(`${hook.description} returned invalid attachments: ${error.message}`)
-  }
-  const decorated = decorateTarget(target, response, decoratorFinalizer(name))
-  return {
-    desired: [...plan.desired.values()].flatMap((attachments) => [...attachments.values()]),
-    ...writtenForm(plan, types, target),
-    plan: plan.children,
-    response,
-    target: decorated.object,
-    targetChanged: decorated.metadataChanged || decorated.statusChanged,
-  }
-}
-
-function changeLines(title: string, changes: Readonly<Record<string, string | null>>): string[] {
-  const entries = Object.entries(changes)
-  if (entries.length === 0) return []
-  return [
-    `# ${title}:`,
-    ...entries.map(([key, value]) =>
-      value === null ? `#   - ${key}` : `#   ${key}: ${JSON.stringify(value)}`
-    ),
-  ]
-}
-
-/** The YAML output: the desired attachments, then the plan and the target's changes. */
-export function formatDecoratorText(result: DecoratorRender): string[] {
-  const lines: string[] = []
-  for (const attachment of result.written) lines.push('---', ...yamlLines(attachment))
-  if (result.written.length === 0) lines.push('# No desired attachments.')
-  const { response } = result
-  lines.push(...planComments(result.plan))
-  lines.push(`# Target: ${result.targetChanged ? 'updated' : 'unchanged'}`)
-  lines.push(...changeLines('Labels', response.labels))
-  lines.push(...changeLines('Annotations', response.annotations))
-  if (response.status === null) lines.push('# Status: unchanged (null)')
-  else lines.push('# Status:', ...yamlLines(response.status).map((line) => `#   ${line}`))
-  lines.push(`# resyncAfterSeconds: ${response.resyncAfterMs / 1000}`)
-  lines.push(`# finalized: ${String(response.finalized)}`)
-  return lines
-}
-
-/** The JSON output: one object. */
-export function formatDecoratorJson(result: DecoratorRender): string {
-  const { response } = result
-  return JSON.stringify(
-    {
-      desired: result.desired,
-      plan: planJson(result.plan),
-      target: result.target,
-      labels: response.labels,
-      annotations: response.annotations,
-      status: response.status,
-      resyncAfterSeconds: response.resyncAfterMs / 1000,
-      finalized: response.finalized,
-    },
-    null,
-    2
+  const hooks = await renderHooks(
+    opts,
+    spec.hooks,
+    decoratorHooks(spec, (r) => {
+      correctGuesses(rules, r.attachments, warn)
+    }),
+    warn
   )
+  const dc = offlineDecorator(object, spec, rules, hooks.hooks, finalizing)
+  const info = targetResource(spec, target, crds)
+  const seeded = finalizing ? asDeleting(target, dc.finalizer) : target
+  const cluster = seedCluster(
+    info.ref,
+    seeded,
+    [...byRule].map(([rule, list]) => [resourceOf(rule).ref, list] as const)
+  )
+  const rule = { info, matches: () => true, ignoreStatusChanges: false, related: undefined }
+  const run = await runPipeline({
+    cluster,
+    parentRef: info.ref,
+    parent: seeded,
+    hooks,
+    noun: 'attachments',
+    strategy: (client) => {
+      const caches = new Map(rules.map((r) => [typeOf(r), cacheOf(cluster, resourceOf(r).ref)]))
+      return decoratorStrategy(dc, { client, events: NO_EVENTS }, rule, caches)
+    },
+    observed: (_target, observed) => {
+      for (const [r, list] of byRule) {
+        for (const attachment of list) {
+          if (observed.get(typeOf(r))?.has(objectKey(attachment)) === true) continue
+          warn(
+            `warning: observed ${describeObject(attachment)} is left out: the engine only ` +
+              'observes objects the target controls that carry ' +
+              `metacontroller.k8s.io/decorator-controller: ${name}`
+          )
+        }
+      }
+    },
+    types: () => dc.attachments.types,
+  })
+  const written = targetWrite(run.writes, info, target)
+  return {
+    ...run,
+    response: run.answer.response,
+    target: written?.sent ?? run.parent,
+    targetChanged: written !== undefined,
+  }
 }

@@ -1,13 +1,14 @@
 /**
- * `metactl render --diff`: for each child the plan would write or delete, a unified diff of its
- * YAML between what is observed and what the engine would leave, like `kubectl diff`.
+ * `metactl render --diff`: for each child the engine writes or deletes, a unified diff of its
+ * YAML between what is observed and what the engine leaves, like `kubectl diff`: only the
+ * changed lines, with context.
  *
  * @module
  */
 import { stringify } from 'yaml'
 import type { KubeObject } from '../../core/kube-object.js'
 import { LAST_APPLIED_ANNOTATION } from '../../engine/index.js'
-import type { ChildPlan } from '../../engine/children/plan-children.js'
+import type { PlanEntry } from '../../engine/sync/written-plan.js'
 
 /** Fields the server owns or that only repeat the object; left out of the diff. */
 function forDiff(object: KubeObject | undefined): string[] {
@@ -63,30 +64,56 @@ export function diffLines(before: readonly string[], after: readonly string[]): 
   return out
 }
 
+/** Lines of context around each change, as `diff -u`. */
+export const DIFF_CONTEXT_LINES = 3
+
 /**
- * The diff of every child the plan creates, updates, recreates or deletes; `fresh`, the plan
- * against no observed children, gives the object a recreate ends with.
+ * The changed lines of a {@link diffLines} diff with {@link DIFF_CONTEXT_LINES} of context, in
+ * hunks headed `@@ -start,count +start,count @@` as `diff -u` heads them.
  */
-export function formatDiff(plan: ChildPlan, fresh: ChildPlan): string[] {
-  const written = new Map(fresh.create.map((s) => [`${s.type} ${s.key}`, s.object]))
-  const entries: { title: string; before?: KubeObject; after?: KubeObject }[] = [
-    ...plan.create.map((s) => ({ title: `create ${s.type} ${s.key}`, after: s.object })),
-    ...plan.update.map((s) => ({
-      title: `update ${s.type} ${s.key}`,
-      before: s.observed,
-      after: s.object,
-    })),
-    ...plan.recreate.map((s) => ({
-      title: `recreate ${s.type} ${s.key}`,
-      before: s.object,
-      ...(written.has(`${s.type} ${s.key}`) ? { after: written.get(`${s.type} ${s.key}`) } : {}),
-    })),
-    ...plan.delete.map((s) => ({ title: `delete ${s.type} ${s.key}`, before: s.object })),
-  ]
-  if (entries.length === 0) return ['# No changes: every desired child is as observed.']
-  return entries.flatMap((e) => [
-    `--- ${e.before === undefined ? '/dev/null' : `observed ${e.title.split(' ').slice(1).join(' ')}`}`,
-    `+++ ${e.after === undefined ? '/dev/null' : `written ${e.title.split(' ').slice(1).join(' ')}`} (${e.title.split(' ')[0] ?? ''})`,
-    ...diffLines(forDiff(e.before), forDiff(e.after)),
-  ])
+export function diffHunks(diff: readonly string[], context: number = DIFF_CONTEXT_LINES): string[] {
+  const changed = diff.map((line) => !line.startsWith('  '))
+  const shown = diff.map((_, i) =>
+    changed.slice(Math.max(0, i - context), i + context + 1).some(Boolean)
+  )
+  const out: string[] = []
+  let before = 0
+  let after = 0
+  for (let i = 0; i < diff.length;) {
+    if (!shown[i]) {
+      if (!(diff[i] ?? '').startsWith('+ ')) before++
+      if (!(diff[i] ?? '').startsWith('- ')) after++
+      i++
+      continue
+    }
+    let end = i
+    while (end < diff.length && shown[end]) end++
+    const hunk = diff.slice(i, end)
+    const removed = hunk.filter((l) => !l.startsWith('+ ')).length
+    const added = hunk.filter((l) => !l.startsWith('- ')).length
+    out.push(`@@ -${before + 1},${removed} +${after + 1},${added} @@`, ...hunk)
+    before += removed
+    after += added
+    i = end
+  }
+  return out
+}
+
+/**
+ * The diff of every child the plan creates, updates, recreates or deletes: the changed lines of
+ * its YAML between what was observed and what the engine writes (for a recreate: what the next
+ * sync creates), with context.
+ */
+export function formatDiff(entries: readonly PlanEntry[]): string[] {
+  const changes = entries.filter((e) => ['create', 'update', 'recreate', 'delete'].includes(e.op))
+  if (changes.length === 0) return ['# No changes: every desired child is as observed.']
+  return changes.flatMap((e) => {
+    const what = `${e.type} ${e.key}`
+    const after = e.op === 'delete' ? undefined : e.written
+    return [
+      `--- ${e.observed === undefined ? '/dev/null' : `observed ${what}`}`,
+      `+++ ${after === undefined ? '/dev/null' : `written ${what}`} (${e.op})`,
+      ...diffHunks(diffLines(forDiff(e.observed), forDiff(after))),
+    ]
+  })
 }

@@ -1,52 +1,173 @@
 /**
- * The hook `metactl render` calls, the same for both controller kinds: the engine's own webhook
- * call pointed at `--hook-url`, or an SDK hook imported from `--hook-module` and run through the
- * SDK's in-process adapter.
+ * The hooks `metactl render` gives the engine's pipeline, the same for both controller kinds:
+ * the controller's webhooks, built by the engine's own builder and pointed at `--hook-url`, or an
+ * SDK hook imported from `--hook-module` and run through the SDK's in-process adapter.
  *
  * @module
  */
-import type { Agent } from 'undici'
+import { existsSync, readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, join, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { DEFAULT_WEBHOOK_TIMEOUT_MS } from '../../api/composite-controller-spec.js'
+import type { SyncHooks } from '../../api/controller-hooks.js'
 import type { ControllerHooks, HookSpec } from '../../api/controller-spec-fields.js'
 import type { HookFunction } from '../../api/hook-model.js'
-import { webhookFunction } from '../../engine/hooks/webhook-hooks.js'
-import type { WireHook } from '../../engine/hooks/webhook-hooks.js'
+import type { BuildWebhooksOptions } from '../../engine/hooks/webhook-hooks.js'
+import { silentLogger } from '../../runtime/logger.js'
+import type { Logger } from '../../runtime/logger.js'
 import { CliError } from '../cli-error.js'
-import { importHookModule } from './render-support.js'
-import type { RenderOptions } from './render-support.js'
+import { messageOf } from './render-inputs.js'
+import type { RenderOptions } from './render-inputs.js'
 
-/** A hook to call, and what to call it in messages. */
-export interface RenderHook<Request, Response> {
+/** The hooks of one render, and what to call them in messages. */
+export interface RenderHooks<Request, Response> {
   readonly description: string
-  call(request: Request): Promise<Response>
+  readonly hooks: SyncHooks<Request, Response>
   close(): Promise<void>
 }
 
-/** How to reach one controller kind's sync or finalize hook. */
+/** How one controller kind's hooks are built. */
 export interface RenderHookKind<Request, Response> {
-  /** The kind's wire format for a webhook. */
-  wire(hook: HookSpec, name: 'sync' | 'finalize'): WireHook<Request, Response>
+  /** The engine's webhook builder of the kind, for these hook settings. */
+  webhooks(
+    hooks: ControllerHooks,
+    options: BuildWebhooksOptions
+  ): Promise<SyncHooks<Request, Response> & { close?: () => Promise<void> }>
   /** The SDK's in-process adapter of an imported hook function. */
   inProcess(hook: unknown, name: 'sync' | 'finalize'): HookFunction<Request, Response>
+  /** Sees every answer first (once per revision in a rollout): guessed kinds are corrected. */
+  answered?(response: Response): void
+}
+
+/** The `tsImport` of the tsx the module's own project has, as `metactl dev` loads hooks. */
+async function projectTsImport(
+  path: string
+): Promise<((specifier: string, parentUrl: string) => Promise<unknown>) | undefined> {
+  let manifest: string
+  try {
+    manifest = createRequire(path).resolve('tsx/package.json')
+  } catch {
+    return undefined
+  }
+  const pkg = JSON.parse(readFileSync(manifest, 'utf8')) as {
+    exports: Record<string, { import?: { default?: string } }>
+  }
+  const entry = pkg.exports['./esm/api']?.import?.default
+  if (entry === undefined) return undefined
+  const api = (await import(pathToFileURL(join(dirname(manifest), entry)).href)) as {
+    tsImport: (specifier: string, parentUrl: string) => Promise<unknown>
+  }
+  return api.tsImport
 }
 
 /**
- * Builds the hook a render calls: `--hook-module` when given, else `--hook-url`, speaking the
- * controller's `hooks.<name>.version` (finalize's when finalizing and declared, else sync's).
+ * Imports a module; a TypeScript one through its project's tsx, so that no loader flag is
+ * needed (node's own type stripping does not map `.js` imports to `.ts` files).
  */
-export async function renderHook<Request, Response>(
+async function importModule(path: string): Promise<Record<string, unknown>> {
+  const url = pathToFileURL(path).href
+  const tsImport = /\.[cm]?tsx?$/.test(path) ? await projectTsImport(path) : undefined
+  try {
+    return (await (tsImport === undefined ? import(url) : tsImport(url, url))) as Record<
+      string,
+      unknown
+    >
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw error
+    throw new Error(
+      `${messageOf(error)} (TypeScript hooks load with tsx, which the module's project does ` +
+        'not have: npm install --save-dev tsx)',
+      { cause: error }
+    )
+  }
+}
+
+/**
+ * Imports a `--hook-module path[#export]` and picks the hook: the named export, else `finalize`
+ * when finalizing and present, else `sync`, else `default`.
+ */
+async function importHookModule(
+  specifier: string,
+  finalizing: boolean
+): Promise<{ description: string; hook: unknown }> {
+  const hash = specifier.lastIndexOf('#')
+  const file = hash === -1 ? specifier : specifier.slice(0, hash)
+  const requested = hash === -1 ? undefined : specifier.slice(hash + 1)
+  const path = resolve(file)
+  if (!existsSync(path)) {
+    throw new CliError(`--hook-module ${specifier}: no such file (looked for ${path})`)
+  }
+  let module: Record<string, unknown>
+  try {
+    module = await importModule(path)
+  } catch (error) {
+    throw new CliError(`--hook-module ${specifier}: cannot import ${path}: ${messageOf(error)}`)
+  }
+  const preferred = finalizing && typeof module['finalize'] === 'function' ? 'finalize' : 'sync'
+  const name =
+    requested ??
+    (typeof module[preferred] !== 'function' && typeof module['default'] === 'function'
+      ? 'default'
+      : preferred)
+  const hook = module[name]
+  if (typeof hook !== 'function') {
+    const found = Object.keys(module).filter((key) => typeof module[key] === 'function')
+    throw new CliError(
+      `--hook-module ${specifier}: ${file} has no function export "${name}" ` +
+        `(function exports: ${found.join(', ') || 'none'}); name one with ${file}#<export>`
+    )
+  }
+  return { description: `hook ${file}#${name}`, hook }
+}
+
+/** A logger that prints what a webhook's answer was warned about, and drops the rest. */
+function warningLogger(warn: (line: string) => void): Logger {
+  return {
+    ...silentLogger,
+    debug: (_message, fields) => {
+      const warnings = fields?.['warnings']
+      if (Array.isArray(warnings))
+        for (const warning of warnings) warn(`warning: hook response: ${String(warning)}`)
+    },
+  }
+}
+
+/**
+ * Builds the hooks a render runs: `--hook-module` when given, else the controller's sync (or,
+ * when finalizing, finalize) webhook pointed at `--hook-url`, speaking its version. The one hook
+ * serves as both sync and finalize: the pipeline's hook choice decides which it is called as.
+ */
+export async function renderHooks<Request, Response>(
   opts: RenderOptions,
   hooks: ControllerHooks,
   kind: RenderHookKind<Request, Response>,
   warn: (line: string) => void
-): Promise<RenderHook<Request, Response>> {
+): Promise<RenderHooks<Request, Response>> {
+  const built = await buildHook(opts, hooks, kind, warn)
+  const call: HookFunction<Request, Response> = async (request, signal) => {
+    const response = await built.call(request, signal)
+    kind.answered?.(response)
+    return response
+  }
+  return {
+    description: built.description,
+    hooks: { sync: call, finalize: call },
+    close: () => built.close(),
+  }
+}
+
+async function buildHook<Request, Response>(
+  opts: RenderOptions,
+  hooks: ControllerHooks,
+  kind: RenderHookKind<Request, Response>,
+  warn: (line: string) => void
+): Promise<{ description: string; call: HookFunction<Request, Response>; close(): Promise<void> }> {
   const finalizing = opts.finalizing === true
   const name = finalizing ? 'finalize' : 'sync'
-  const signal = new AbortController().signal
   if (opts.hookModule !== undefined) {
     const { description, hook } = await importHookModule(opts.hookModule, finalizing)
-    const call = kind.inProcess(hook, name)
-    return { description, call: (r) => call(r, signal), close: () => Promise.resolve() }
+    return { description, call: kind.inProcess(hook, name), close: () => Promise.resolve() }
   }
   const url = opts.hookUrl ?? ''
   try {
@@ -54,27 +175,26 @@ export async function renderHook<Request, Response>(
   } catch {
     throw new CliError(`--hook-url: "${url}" is not a valid URL`)
   }
-  const hookSpec = (finalizing ? hooks.finalize : undefined) ?? hooks.sync
-  const agents: Agent[] = []
-  // The engine's own webhook call, pointed at --hook-url instead of the controller's URL.
-  const call = webhookFunction(
-    {
+  const declared = (finalizing ? hooks.finalize : undefined) ?? hooks.sync
+  const webhook = declared?.webhook
+  // The controller's own settings, but none of its TLS and auth: --hook-url is a local server.
+  const pointed: HookSpec = {
+    version: declared?.version ?? 'v1',
+    webhook: {
       url,
-      timeoutMs: hookSpec?.webhook?.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS,
-      decodeMode: hookSpec?.webhook?.decodeMode,
+      timeoutMs: webhook?.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS,
+      decodeMode: webhook?.decodeMode,
     },
-    name,
-    kind.wire(hookSpec ?? { version: 'v1', webhook: undefined }, name),
-    (warnings) => {
-      for (const warning of warnings) warn(`warning: hook response: ${warning}`)
-    },
-    agents
+  }
+  const built = await kind.webhooks(
+    { sync: pointed, finalize: pointed, customize: undefined },
+    { log: warningLogger(warn), controllerName: 'render', controllerType: 'render' }
   )
+  const call = finalizing ? built.finalize : built.sync
+  if (call === undefined) throw new Error('the webhook builder built no hook')
   return {
-    description: `hook ${url} (${hookSpec?.version ?? 'v1'})`,
-    call: (r) => call(r, signal),
-    close: async () => {
-      await Promise.all(agents.map((agent) => agent.close()))
-    },
+    description: `hook ${url} (${pointed.version})`,
+    call,
+    close: built.close ?? (() => Promise.resolve()),
   }
 }

@@ -1,128 +1,19 @@
 /**
- * `metactl render` for a CompositeController with rolling child rules: the engine's rollout
- * step, offline. ControllerRevisions given with `--observed` are claimed as the engine claims
- * them, the hook is called once per revision, and the engine's planner tells which child this
- * pass would move (or why it waits) and which revisions it would write.
+ * The rollout step's decisions as `metactl render` prints them, for a CompositeController with
+ * rolling child rules: the engine's rollout step ran in the render's pipeline, with the
+ * ControllerRevisions given with `--observed`.
  *
  * @module
  */
 import type { JsonObject, KubeObject } from '../../core/kube-object.js'
-import { controllerRefOf, groupOf } from '../../core/owner-references.js'
-import type { CompositeControllerSpec } from '../../api/composite-controller-spec.js'
-import type {
-  CompositeSyncRequest,
-  CompositeSyncResponse,
-  ObjectsByType,
-} from '../../api/hook-model.js'
-import type { DesiredChildrenRules } from '../../engine/children/desired-children.js'
-import { prepareDesiredChildren } from '../../engine/children/desired-children.js'
-import type { ParentSelector } from '../../engine/composite/composite-selector.js'
-import { DEFAULT_REVISION_NAMESPACE } from '../../engine/engine.js'
-import { upToDateTest } from '../../engine/children/child-applier.js'
-import { dynamicApplier } from '../../engine/children/dynamic-applier.js'
-import { assembleRollout } from '../../engine/rollout/assemble-rollout.js'
 import type { RolloutOutcome } from '../../engine/rollout/assemble-rollout.js'
-import {
-  asControllerRevision,
-  CONTROLLER_REVISION_API_VERSION,
-  groupKindKey,
-  REVISION_API_GROUP_LABEL,
-  REVISION_RESOURCE_LABEL,
-} from '../../engine/rollout/controller-revision.js'
+import { CONTROLLER_REVISION_API_VERSION } from '../../engine/rollout/controller-revision.js'
 import type { ControllerRevision } from '../../engine/rollout/controller-revision.js'
-import {
-  parentRevisions,
-  revisionLabels,
-  revisionNamespace,
-} from '../../engine/rollout/parent-revisions.js'
-import type { RolloutChildRule } from '../../engine/rollout/plan-rollout.js'
-import { isRollingMethod } from '../../engine/rollout/plan-rollout.js'
-import type { ResolvedRule } from './render-support.js'
 
-/** Tells whether an `--observed` object is a ControllerRevision (input to the rollout). */
+/** Tells whether an `--observed` object is a ControllerRevision (the rollout's input). */
 export function isControllerRevision(object: KubeObject): boolean {
   return (
     object.kind === 'ControllerRevision' && object.apiVersion === CONTROLLER_REVISION_API_VERSION
-  )
-}
-
-/** Tells whether any child rule of the controller rolls (then render plans a rollout). */
-export function rollsChildren(spec: CompositeControllerSpec): boolean {
-  return spec.childResources.some((rule) => isRollingMethod(rule.updateMethod))
-}
-
-/** What {@link renderRollout} needs from the composite render. */
-export interface RolloutRenderInput {
-  readonly spec: CompositeControllerSpec
-  readonly parent: KubeObject
-  readonly selector: ParentSelector
-  readonly rules: readonly ResolvedRule[]
-  readonly observed: ObjectsByType
-  /** The `--observed` ControllerRevisions. */
-  readonly revisions: readonly KubeObject[]
-  readonly childRules: DesiredChildrenRules
-  /** Builds the hook request for one parent state. */
-  readonly request: (parent: KubeObject) => CompositeSyncRequest
-  readonly call: (request: CompositeSyncRequest) => Promise<CompositeSyncResponse>
-}
-
-/**
- * Runs the rollout step offline: claims the revisions (controlled by the parent, or orphans its
- * selector and the parent group and resource labels would adopt), calls the hook per revision,
- * and plans the pass. Its answer replaces the hook's for the rest of the render.
- */
-export async function renderRollout(input: RolloutRenderInput): Promise<RolloutOutcome> {
-  const { parent, spec } = input
-  const parentGroup = groupOf(parent.apiVersion)
-  const parentResource = spec.parentResource.resource
-  const uid = parent.metadata.uid ?? ''
-  const claimed: ControllerRevision[] = input.revisions
-    .filter((revision) => {
-      const owner = controllerRefOf(revision)
-      if (owner !== undefined) return owner.uid === uid
-      const labels = revision.metadata.labels ?? {}
-      return (
-        labels[REVISION_API_GROUP_LABEL] === parentGroup &&
-        labels[REVISION_RESOURCE_LABEL] === parentResource &&
-        input.selector.matches(labels)
-      )
-    })
-    .map(asControllerRevision)
-  const revisions = parentRevisions(parent, claimed, {
-    parentResource,
-    parentGroup,
-    fieldPaths: spec.parentResource.revisionFieldPaths,
-    namespace: revisionNamespace(parent, DEFAULT_REVISION_NAMESPACE),
-    labels: revisionLabels(parent, {
-      selectorLabels: input.selector.spec.matchLabels ?? {},
-      useTemplate: !spec.generateSelector,
-      parentGroup,
-      parentResource,
-    }),
-  })
-  const responses = await Promise.all(
-    revisions.map((revision) => input.call(input.request(revision.parent)))
-  )
-  const answers = revisions.map((revision, index) => {
-    const response = responses[index]
-    if (response === undefined) throw new Error(`no hook answer for revision ${String(index)}`)
-    const desired = prepareDesiredChildren(response.children, { ...input.childRules, parent })
-    return { revision, response, desired }
-  })
-  const rules = new Map<string, RolloutChildRule>(
-    input.rules.map((rule) => [
-      groupKindKey(groupOf(rule.rule.apiVersion), rule.kind),
-      { method: rule.rule.updateMethod, statusChecks: rule.rule.statusChecks },
-    ])
-  )
-  // render shows the dynamic apply's plan, so its up-to-date test is the dynamic apply's.
-  return assembleRollout(
-    parent,
-    answers,
-    input.observed,
-    rules,
-    claimed,
-    upToDateTest(dynamicApplier)
   )
 }
 

@@ -1,9 +1,9 @@
 /**
  * `metactl render`: runs a controller's sync (or finalize) hook offline, for a parent and
  * optional observed children read from files, and prints the desired children and what the
- * engine would do about them. No cluster is needed. CompositeControllers and
- * DecoratorControllers are both rendered with the engine's own planner
- * (`render-composite.ts`, `render-decorator.ts`).
+ * engine did about them. No cluster is needed: the engine's sync pipeline runs over an
+ * in-memory cluster seeded from the files (`render-pipeline.ts`), for CompositeControllers
+ * (`render-composite.ts`) and DecoratorControllers (`render-decorator.ts`).
  *
  * @module
  */
@@ -13,13 +13,19 @@ import { parseCompositeControllerSpec } from '../../api/composite-controller-spe
 import { parseDecoratorControllerSpec } from '../../api/decorator-controller-spec.js'
 import { CliError } from '../cli-error.js'
 import type { CliIo } from '../cli-io.js'
-import { formatCompositeJson, formatCompositeText, renderComposite } from './render-composite.js'
-import { formatDecoratorJson, formatDecoratorText, renderDecorator } from './render-decorator.js'
+import { renderComposite } from './render-composite.js'
+import { renderDecorator } from './render-decorator.js'
 import { formatDiff } from './render-diff.js'
-import { messageOf, readObjects } from './render-support.js'
-import type { RenderOptions } from './render-support.js'
+import { messageOf, readObjects } from './render-inputs.js'
+import type { RenderOptions } from './render-inputs.js'
+import {
+  formatCompositeJson,
+  formatCompositeText,
+  formatDecoratorJson,
+  formatDecoratorText,
+} from './render-print.js'
 
-export { RENDER_PARENT_UID } from './render-support.js'
+export { RENDER_PARENT_UID } from './render-inputs.js'
 
 const KINDS = ['CompositeController', 'DecoratorController']
 
@@ -63,17 +69,17 @@ async function render(io: CliIo, opts: RenderOptions): Promise<void> {
   if (object.kind === 'DecoratorController') {
     const spec = parseSpec(opts.controller, object, parseDecoratorControllerSpec)
     const result = await renderDecorator(opts, { object, spec }, warn)
-    if (opts.diff === true) for (const line of formatDiff(result.plan, result.fresh)) io.out(line)
+    if (opts.diff === true) for (const line of formatDiff(result.printed.entries)) io.out(line)
     else if (opts.output === 'json') io.out(formatDecoratorJson(result))
     else for (const line of formatDecoratorText(result)) io.out(line)
-    failed = result.plan.failed.length
+    failed = result.printed.entries.filter((e) => e.op === 'fail').length
   } else {
     const spec = parseSpec(opts.controller, object, parseCompositeControllerSpec)
     const result = await renderComposite(opts, { object, spec }, warn)
-    if (opts.diff === true) for (const line of formatDiff(result.plan, result.fresh)) io.out(line)
+    if (opts.diff === true) for (const line of formatDiff(result.printed.entries)) io.out(line)
     else if (opts.output === 'json') io.out(formatCompositeJson(result))
     else for (const line of formatCompositeText(result)) io.out(line)
-    failed = result.plan.failed.length
+    failed = result.printed.entries.filter((e) => e.op === 'fail').length
   }
   if (failed > 0) {
     throw new CliError(
@@ -96,7 +102,13 @@ export function renderCommand(io: CliIo): Command {
     .requiredOption('--parent <file>', "parent object manifest (a DecoratorController's target)")
     .option(
       '--observed <files...>',
-      'observed children or attachments, multi-document YAML (repeatable); claimed as the engine would'
+      'observed children or attachments, multi-document YAML or a List (repeatable); claimed as ' +
+        'the engine would'
+    )
+    .option(
+      '--crd <files...>',
+      'CustomResourceDefinitions (repeatable): the parent is validated against its schema, and ' +
+        'child kinds and scopes come from them'
     )
     .option('--hook-url <url>', 'call the hook at this URL, with the hooks.sync.version protocol')
     .option(
@@ -116,7 +128,9 @@ export function renderCommand(io: CliIo): Command {
         'recreate, delete, unchanged, skip) and the hook status as comments; --output json prints',
         'one object {desired, plan, status, resyncAfterSeconds, finalized}. The children are',
         'printed as the engine leaves them (last-applied annotation, controller reference), so the',
-        'output can be fed back as --observed. --diff prints a diff per changed child instead.',
+        'output can be fed back as --observed. --diff prints the changed lines per child instead.',
+        "It runs the engine's sync over an in-memory cluster holding the files given; --observed",
+        'takes kubectl List output, and a parent without uid takes the one its children name.',
         '',
         'Examples:',
         '  metactl render --controller cc.yaml --parent parent.yaml --hook-module ./hook.ts',

@@ -16,13 +16,14 @@ function usageError(opts: ShardingOptions, leaderElection = false): CliError {
 }
 
 describe('parseShardingFlags', () => {
-  it('is off by default, with leader election’s durations and a uid key', () => {
+  it('is off by default, with leader election’s durations, a uid key and server-side watches', () => {
     assert.deepEqual(parseShardingFlags({}, false), {
       enabled: false,
       namespace: '',
       ring: 'metacontroller',
       identity: undefined,
       field: 'uid',
+      serverSide: true,
       leaseDurationMs: 15_000,
       renewDeadlineMs: 10_000,
       retryPeriodMs: 2_000,
@@ -40,9 +41,11 @@ describe('parseShardingFlags', () => {
         shardingLeaseDuration: '6s',
         shardingRenewDeadline: '4s',
         shardingRetryPeriod: '1s',
+        shardingServerSide: false,
       },
       false
     )
+    assert.equal(flags.serverSide, false)
     assert.equal(flags.enabled, true)
     assert.equal(flags.field, 'namespace')
     assert.equal(flags.identity, 'replica-1')

@@ -22,6 +22,7 @@ export interface ShardingOptions {
   shardingLeaseDuration?: string
   shardingRenewDeadline?: string
   shardingRetryPeriod?: string
+  shardingServerSide?: boolean
 }
 
 /** Checked sharding settings. */
@@ -36,6 +37,8 @@ export interface ShardingFlags {
   readonly leaseDurationMs: number
   readonly renewDeadlineMs: number
   readonly retryPeriodMs: number
+  /** Ask the API server for this replica's parents only (`shardSelector`). */
+  readonly serverSide: boolean
 }
 
 const DEFAULTS = {
@@ -87,6 +90,7 @@ export function parseShardingFlags(opts: ShardingOptions, leaderElection: boolea
         ? undefined
         : opts.shardingIdentity,
     field,
+    serverSide: opts.shardingServerSide ?? true,
     leaseDurationMs: duration(
       'sharding-lease-duration',
       opts.shardingLeaseDuration ?? DEFAULTS.leaseDuration
@@ -157,5 +161,11 @@ export function withShardingFlags(
       '--sharding-retry-period <duration>',
       'extension: interval between Lease renewals and ring checks',
       DEFAULTS.retryPeriod
+    )
+    .addOption(
+      goBool(
+        '--sharding-server-side',
+        "extension: list and watch only this replica's parents (the API server's ShardedListAndWatch shardSelector; filtered here where it is ignored); false: cache every parent"
+      ).default(true)
     )
 }

@@ -21,6 +21,7 @@ import { createLogger } from '../../runtime/logger.js'
 import { RuntimeMetrics } from '../../runtime/runtime-metrics.js'
 import type { Logger } from '../../runtime/logger.js'
 import { CliError } from '../cli-error.js'
+import { proxyEnvironmentFrom } from '../../kube/proxy/proxy-resolver.js'
 import { GoFlagCommand } from '../go-flags.js'
 import {
   LEADER_ELECTION_FLAG_DEFAULTS,
@@ -97,8 +98,53 @@ async function startSharding(
     retryPeriodMs: flags.retryPeriodMs,
     ...(flags.identity === undefined ? {} : { identity: flags.identity }),
     metrics: new ShardMetrics(engineMetrics.registry),
+    serverSideWatches: flags.serverSide,
+    // Moving from --leader-election to --sharding: the old leader hands over first.
+    afterLeaderLease: {
+      namespace:
+        config.leaderElection.namespace === ''
+          ? await leaseNamespace(config)
+          : config.leaderElection.namespace,
+      name: config.leaderElection.id,
+    },
     log,
   })
+}
+
+/**
+ * Where requests go, for the start line: the proxies in effect (credentials left out) and the
+ * `--hook-address` redirects; both are easy to forget and the first question when a call fails.
+ */
+function routingFields(
+  config: RunConfig,
+  proxyUrl: string | undefined
+): Record<string, string | string[]> {
+  const fields: Record<string, string | string[]> = proxyFields(proxyUrl)
+  if (config.hookAddresses.size > 0) {
+    fields['hookAddresses'] = [...config.hookAddresses].map(
+      ([from, to]) => `${from}=${to.host}:${to.port}`
+    )
+  }
+  return fields
+}
+
+/** The proxy settings in effect, credentials left out; none: no fields. */
+function proxyFields(proxyUrl: string | undefined): Record<string, string> {
+  const env = proxyEnvironmentFrom(process.env)
+  const bare = (value: string): string => {
+    try {
+      const url = new URL(value)
+      return `${url.protocol}//${url.host}`
+    } catch {
+      return value
+    }
+  }
+  const fields: Record<string, string> = {}
+  if (proxyUrl !== undefined) fields['apiProxy'] = bare(proxyUrl)
+  if (env.httpsProxy !== '') fields['httpsProxy'] = bare(env.httpsProxy)
+  if (env.httpProxy !== '') fields['httpProxy'] = bare(env.httpProxy)
+  if (env.noProxy !== '' && Object.keys(fields).length > 0) fields['noProxy'] = env.noProxy
+  return fields
 }
 
 /** One line for a failed start; the stack goes to the debug log only. */
@@ -199,14 +245,7 @@ async function serve(config: RunConfig, shutdown: Shutdown, log: Logger): Promis
     applyStrategy: config.applyStrategy,
     leaderElection: election === undefined ? false : election.identity,
     sharding: ring === undefined ? false : { identity: ring.identity, key: config.sharding.field },
-    // A redirected hook is easy to forget on a dev machine: say so at start.
-    ...(config.hookAddresses.size === 0
-      ? {}
-      : {
-          hookAddresses: [...config.hookAddresses].map(
-            ([from, to]) => `${from}=${to.host}:${to.port}`
-          ),
-        }),
+    ...routingFields(config, cluster.proxyUrl),
   })
   const rivals = await startRivals(config, cluster, log)
   const servers: { close(): Promise<void> }[] = []

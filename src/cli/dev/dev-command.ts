@@ -1,6 +1,6 @@
 /**
  * `metactl dev`: runs a controller project against a local cluster with its hooks in-process,
- * and reloads them when a source file changes.
+ * reloads them when a source file changes, and the controllers and CRDs when a manifest does.
  *
  * @module
  */
@@ -22,6 +22,7 @@ interface DevOptions {
   readonly kubeconfig?: string
   readonly context?: string
   readonly clusterDir: string
+  readonly verbose?: boolean
 }
 
 function directoriesUnder(dir: string): string[] {
@@ -34,14 +35,19 @@ function directoriesUnder(dir: string): string[] {
 }
 
 /**
- * Calls `onChange` (debounced) when a source file under `dir` changes. One watcher per directory:
- * Node's recursive watch on Linux loses files that editors replace rather than rewrite.
+ * Calls `onChange` (debounced) when a file under `dirs` whose name matches `pattern` changes. One
+ * watcher per directory: Node's recursive watch on Linux loses files that editors replace rather
+ * than rewrite.
  */
-function watchSources(dir: string, onChange: (file: string) => void): { close(): void } {
+function watchFiles(
+  dirs: readonly string[],
+  pattern: RegExp,
+  onChange: (file: string) => void
+): { close(): void } {
   let timer: NodeJS.Timeout | undefined
-  const watchers: FSWatcher[] = directoriesUnder(dir).map((directory) =>
+  const watchers: FSWatcher[] = dirs.map((directory) =>
     watch(directory, (_event, file) => {
-      if (file === null || !/\.(?:[cm]?[jt]s|json)$/.test(file)) return
+      if (file === null || !pattern.test(file)) return
       clearTimeout(timer)
       // Editors write a file in several steps; wait for them to settle.
       timer = setTimeout(() => {
@@ -70,58 +76,87 @@ function untilSignal(): Promise<NodeJS.Signals> {
 
 async function dev(io: CliIo, opts: DevOptions): Promise<void> {
   const projectDir = resolve(opts.dir)
-  const { crds, controllers } = readProjectManifests(
-    resolve(projectDir, opts.manifests),
-    projectDir
-  )
+  const manifestDir = resolve(projectDir, opts.manifests)
+  const manifests = readProjectManifests(manifestDir, projectDir)
   const module = new HookModule(resolve(projectDir, opts.hooks), projectDir)
   const cluster = await openDevCluster({
     ...(opts.kubeconfig === undefined ? {} : { kubeconfig: opts.kubeconfig }),
     ...(opts.context === undefined ? {} : { context: opts.context }),
     clusterDir: opts.clusterDir,
-    crds,
+    crds: manifests.crds,
     progress: (line) => {
       io.err(line)
     },
   })
   let session: DevSession | undefined
-  let watcher: { close(): void } | undefined
+  const watchers: { close(): void }[] = []
   try {
-    session = await DevSession.start({ cluster, controllers, module, projectDir, io })
+    session = await DevSession.start({
+      cluster,
+      manifests,
+      module,
+      projectDir,
+      io,
+      verbose: opts.verbose === true,
+    })
     const running = session
     const sources = dirname(resolve(projectDir, opts.hooks))
-    watcher = watchSources(sources, (file) => {
-      void running.reload(`${relative(projectDir, file)} changed`)
-    })
-    const names = controllers.map((c) => c.metadata.name ?? '').join(', ')
+    const shown = (dir: string): string => `${relative(projectDir, dir) || '.'}/`
+    watchers.push(
+      watchFiles(directoriesUnder(sources), /\.(?:[cm]?[jt]s|json)$/, (file) => {
+        void running.reloadHooks(`${relative(projectDir, file)} changed`)
+      }),
+      watchFiles([manifestDir], /\.ya?ml$/, (file) => {
+        void running.reloadManifests(`${relative(projectDir, file)} changed`, () =>
+          readProjectManifests(manifestDir, projectDir)
+        )
+      })
+    )
+    io.out(`dev: serving ${running.describeControllers()} with ${module.shown} in-process`)
     io.out(
-      `dev: serving ${names} with ${module.shown} in-process; edits under ${relative(projectDir, sources) || '.'}/ reload it`
+      `dev: edits under ${shown(sources)} reload the hooks, edits to ${shown(manifestDir)}*.yaml the CRDs and controllers`
     )
     io.out(`dev: export KUBECONFIG=${cluster.kubeconfig}`)
     io.out('dev: stop with Ctrl-C (the cluster keeps running; metactl cluster down stops it)')
     await untilSignal()
   } finally {
-    watcher?.close()
+    for (const watcher of watchers) watcher.close()
     await session?.stop()
     await cluster.close()
   }
 }
 
+/** The part of `metactl dev --help` after the options. */
+const DEV_HELP = [
+  '',
+  'It installs the CRDs of --manifests, starts (or reuses) the local cluster of',
+  '`metactl cluster up`, and runs each CompositeController and DecoratorController found',
+  'there with hooks from --hooks, in this process (the webhook URLs in the manifests are not',
+  'used). Saving a file next to the hook module reloads the hooks; saving a manifest applies',
+  'the CRDs that changed and restarts the controllers that changed. The caches stay warm.',
+  '',
+  'Hooks: a controller uses the export of --hooks named after its metadata.name in camelCase',
+  '(web-policy -> webPolicy), an object { sync, finalize?, customize? }; without one, the',
+  "module's top-level sync, finalize and customize exports.",
+  '',
+  'Output: one line per sync, from the writes the engine made:',
+  '  12:00:01 [greeter] sync Greeting default/hello: created 1 (ConfigMap hello-0), updated 0,',
+  '           deleted 0, unchanged 0; status written',
+  'a rejected hook answer says why and that nothing was written; a line repeated for the same',
+  'parent (retries, resyncs) is printed once, then again with its count: (x3).',
+].join('\n')
+
 /** Builds `metactl dev`. */
 export function devCommand(io: CliIo): Command {
   return new Command('dev')
     .description(
-      'run a controller project on a local cluster with its hooks in-process, reloading them on change'
+      'run a controller project on a local cluster with its hooks in-process, reloading hooks and manifests on change'
     )
     .option('--dir <dir>', 'the project directory', '.')
-    .option(
-      '--hooks <file>',
-      'the hook module (exports sync, and optionally finalize, customize)',
-      'src/hook.ts'
-    )
+    .option('--hooks <file>', 'the hook module (see "Hooks" below)', 'src/hook.ts')
     .option(
       '--manifests <dir>',
-      'directory whose *.yaml CRDs and CompositeControllers to use',
+      'directory whose *.yaml CRDs, CompositeControllers and DecoratorControllers to use',
       'deploy'
     )
     .option(
@@ -135,17 +170,8 @@ export function devCommand(io: CliIo): Command {
         'local cluster directory (shared with metactl cluster)'
       ).default(defaultClusterDir(), '$XDG_STATE_HOME/metacontroller-ts/cluster')
     )
-    .addHelpText(
-      'after',
-      [
-        '',
-        'It installs the CRDs of --manifests, starts (or reuses) the local cluster of',
-        '`metactl cluster up`, runs each CompositeController found there with the hooks of',
-        '--hooks in this process (the webhook URLs in the manifests are not used), prints each',
-        "sync's children and status, and hook errors with their source lines. Saving a file next",
-        'to the hook module reloads it without restarting the cluster or losing the caches.',
-      ].join('\n')
-    )
+    .option('-v, --verbose', "also print the engine's own log lines (info and up)")
+    .addHelpText('after', DEV_HELP)
     .action(async (opts: DevOptions) => {
       await dev(io, opts)
     })

@@ -1,68 +1,243 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import type { CompositeSyncRequest } from '../../api/hook-model.js'
+import { InvalidDesiredChildError } from '../../api/desired-children.js'
 import type { KubeObject } from '../../core/kube-object.js'
+import type { RecordedWrite, SyncPlan, SyncReport } from '../../engine/index.js'
+import { NotSyncedError } from '../../runtime/reconcile-errors.js'
+import { controllerHooks, hookExportName } from './controller-hooks.js'
+import { devLogger, shortEngineLine } from './dev-logger.js'
 import { describeHookError } from './hook-error.js'
-import { SyncReporter, describeSync } from './sync-report.js'
+import { SyncReporter, describeSyncReport } from './sync-report.js'
 
+const MAPS = { group: '', version: 'v1', resource: 'configmaps', namespaced: true }
+const PARENTS = { group: 'example.com', version: 'v1', resource: 'greetings', namespaced: true }
 const cm = (name: string): KubeObject => ({
   apiVersion: 'v1',
   kind: 'ConfigMap',
-  metadata: { name },
+  metadata: { name, namespace: 'ns' },
 })
-const request: CompositeSyncRequest = {
-  controller: {
-    apiVersion: 'metacontroller.k8s.io/v1alpha1',
-    kind: 'CompositeController',
-    metadata: {},
-  },
-  parent: {
-    apiVersion: 'example.com/v1',
-    kind: 'Greeting',
-    metadata: { name: 'hi', namespace: 'ns' },
-  },
-  children: new Map([
-    [
-      'ConfigMap.v1',
-      new Map([
-        ['ns/a', cm('a')],
-        ['ns/b', cm('b')],
-      ]),
-    ],
-  ]),
-  related: new Map(),
-  finalizing: false,
+const parent: KubeObject = {
+  apiVersion: 'example.com/v1',
+  kind: 'Greeting',
+  metadata: { name: 'hi', namespace: 'ns' },
 }
-const response = {
-  status: { ready: true },
-  children: [cm('b'), cm('c')],
-  resyncAfterMs: 0,
-  finalized: false,
-}
+const write = (method: RecordedWrite['method'], object: KubeObject, ref = MAPS): RecordedWrite => ({
+  method,
+  ref,
+  namespace: object.metadata.namespace,
+  name: object.metadata.name ?? '',
+  ...(method === 'delete' ? {} : { sent: object, result: object }),
+})
+/** A plan that desires `desired` and deletes `deleted`, as far as the lines read it. */
+const plan = (desired: KubeObject[], deleted: KubeObject[] = []): SyncPlan =>
+  ({
+    desired: new Map([['ConfigMap.v1', new Map(desired.map((o) => [o.metadata.name, o]))]]),
+    children: { delete: deleted.map((object) => ({ object })), recreate: [] },
+  }) as unknown as SyncPlan
+const report = (overrides: Partial<SyncReport>): SyncReport => ({
+  controller: { kind: 'CompositeController', name: 'greeter' },
+  parent,
+  parentRef: PARENTS,
+  hook: 'sync',
+  plan: undefined,
+  writes: [],
+  error: undefined,
+  durationMs: 3,
+  ...overrides,
+})
 
-describe('metactl dev output', () => {
-  it('describes a sync as new, gone and kept children and the status', () => {
-    assert.equal(
-      describeSync(request, response),
-      'sync Greeting ns/hi: +ConfigMap c, -ConfigMap a, =1 kept; status {"ready":true}'
+describe('metactl dev sync lines', () => {
+  it('counts and names what the sync created, updated, deleted and left unchanged', () => {
+    const lines = describeSyncReport(
+      report({
+        plan: plan([cm('a'), cm('b'), cm('c')], [cm('old')]),
+        writes: [
+          write('delete', cm('old')),
+          write('create', cm('a')),
+          write('update', cm('b')),
+          write('updateStatus', parent, PARENTS),
+        ],
+      }),
+      '/p'
     )
+    assert.deepEqual(lines, [
+      '[greeter] sync Greeting ns/hi: created 1 (ConfigMap a), updated 1 (ConfigMap b), ' +
+        'deleted 1 (ConfigMap old), unchanged 1 (ConfigMap c); status written',
+    ])
   })
 
-  it('prints a repeated result once per parent, and again after reset', () => {
+  it('says when a decorator updated its target and names children of other namespaces', () => {
+    const other: KubeObject = { ...cm('x'), metadata: { name: 'x', namespace: 'other' } }
+    const lines = describeSyncReport(
+      report({
+        controller: { kind: 'DecoratorController', name: 'labeler' },
+        plan: plan([other]),
+        writes: [write('update', parent, PARENTS), write('create', other)],
+      }),
+      '/p'
+    )
+    assert.deepEqual(lines, [
+      '[labeler] sync Greeting ns/hi: created 1 (ConfigMap other/x), updated 0, deleted 0, ' +
+        'unchanged 0; target updated; status unchanged',
+    ])
+  })
+
+  it('names a write the server refused, and the sync error after what was written', () => {
+    const refused: RecordedWrite = {
+      ...write('create', cm('b')),
+      error: new Error('quota exceeded'),
+    }
+    const lines = describeSyncReport(
+      report({
+        plan: plan([cm('a'), cm('b')]),
+        writes: [write('create', cm('a')), refused],
+        error: new Error('quota exceeded'),
+      }),
+      '/p'
+    )
+    assert.deepEqual(lines, [
+      '[greeter] sync Greeting ns/hi failed (wrote created 1 (ConfigMap a), updated 0, deleted 0, ' +
+        'unchanged 0, refused 1 (ConfigMap b: quota exceeded); status unchanged): Error: quota exceeded',
+    ])
+  })
+
+  it('prints a rejected answer with its reason and that nothing was written', () => {
+    const error = new InvalidDesiredChildError('ConfigMap kube-system/a: not in ns')
+    assert.deepEqual(describeSyncReport(report({ error }), '/p'), [
+      '[greeter] sync Greeting ns/hi: answer rejected, nothing written: ConfigMap kube-system/a: not in ns',
+    ])
+  })
+
+  it("prints a hook's exception with its project frames, and a cache wait as a wait", () => {
+    const error = new TypeError('boom')
+    error.stack = 'TypeError: boom\n    at sync (/p/src/hook.ts:3:9)'
+    assert.deepEqual(describeSyncReport(report({ error }), '/p'), [
+      '[greeter] sync Greeting ns/hi failed: TypeError: boom',
+      '    at src/hook.ts:3:9 (sync)',
+    ])
+    const wait = describeSyncReport(report({ error: new NotSyncedError('no cache') }), '/p')
+    assert.deepEqual(wait, ['[greeter] sync Greeting ns/hi waits: no cache'])
+  })
+
+  it('prints nothing for a sync that asked no hook and wrote nothing', () => {
+    assert.equal(describeSyncReport(report({ hook: undefined }), '/p'), undefined)
+  })
+})
+
+describe('metactl dev reporter', () => {
+  const setup = () => {
     const lines: string[] = []
-    const reporter = new SyncReporter(
-      (line) => lines.push(line),
-      () => new Date('2026-01-01T10:00:00Z')
-    )
-    reporter.synced(request, response)
-    reporter.synced(request, response)
-    assert.equal(lines.length, 1)
-    assert.match(lines[0] ?? '', /^10:00:00 sync Greeting ns\/hi: /)
-    reporter.reset()
-    reporter.synced(request, response)
-    assert.equal(lines.length, 2)
+    const timers: (() => void)[] = []
+    const reporter = new SyncReporter((line) => lines.push(line), {
+      now: () => new Date('2026-01-01T10:00:00Z'),
+      schedule: (flush) => {
+        timers.push(flush)
+        return () => {
+          timers.splice(timers.indexOf(flush), 1)
+        }
+      },
+    })
+    return { lines, timers, reporter }
+  }
+
+  it('collapses a repeated line into one line with its count once time passes', () => {
+    const { lines, timers, reporter } = setup()
+    for (let i = 0; i < 3; i++) reporter.print('p', ['sync P a: rejected'])
+    assert.deepEqual(lines, ['10:00:00 sync P a: rejected'])
+    assert.equal(timers.length, 1)
+    timers[0]?.()
+    assert.deepEqual(lines, ['10:00:00 sync P a: rejected', '10:00:00 sync P a: rejected (x3)'])
   })
 
+  it('prints the count before the next different line of the same subject', () => {
+    const { lines, timers, reporter } = setup()
+    reporter.print('p', ['one', '  frame'])
+    reporter.print('p', ['one', '  frame'])
+    reporter.print('q', ['other parent'])
+    reporter.print('p', ['two'])
+    assert.deepEqual(lines, [
+      '10:00:00 one',
+      '           frame',
+      '10:00:00 other parent',
+      '10:00:00 one (x2)',
+      '10:00:00 two',
+    ])
+    assert.equal(timers.length, 0)
+  })
+})
+
+describe('metactl dev hooks by controller name', () => {
+  const sync = () => ({})
+  const controller = (kind: string, name: string): KubeObject => ({
+    apiVersion: 'metacontroller.k8s.io/v1alpha1',
+    kind,
+    metadata: { name },
+  })
+
+  it('names the export after metadata.name in camelCase', () => {
+    assert.equal(hookExportName('web-policy'), 'webPolicy')
+    assert.equal(hookExportName('static_site.v2'), 'staticSiteV2')
+    assert.equal(hookExportName('proj'), 'proj')
+  })
+
+  it("uses a controller's own export, else the top-level hooks", () => {
+    const own = { sync: () => ({ own: true }) }
+    const hooks = controllerHooks(
+      { sync, webPolicy: own },
+      [controller('DecoratorController', 'web-policy'), controller('CompositeController', 'site')],
+      'src/hook.ts'
+    )
+    assert.equal(hooks.get('web-policy')?.sync, own.sync)
+    assert.equal(hooks.get('web-policy')?.from, 'webPolicy')
+    assert.equal(hooks.get('site')?.sync, sync)
+  })
+
+  it('says which export to add when a controller has no hooks', () => {
+    assert.throws(
+      () =>
+        controllerHooks({ other: 1 }, [controller('DecoratorController', 'web-policy')], 'h.ts'),
+      /h\.ts has no hooks for DecoratorController web-policy: export webPolicy = \{ sync \}.*exports: other/
+    )
+    assert.throws(
+      () => controllerHooks({ webPolicy: sync }, [controller('X', 'web-policy')], 'h.ts'),
+      /export webPolicy .* must be an object with a sync function/
+    )
+  })
+})
+
+describe('metactl dev engine log', () => {
+  it('shortens warnings and leaves sync failures to the sync lines', () => {
+    assert.equal(
+      shortEngineLine(
+        '{"level":"warn","ts":1,"msg":"watch failed; retrying","resource":"x","retryInMs":5}'
+      ),
+      'engine warn: watch failed; retrying (resource: x)'
+    )
+    assert.equal(shortEngineLine('{"level":"warn","msg":"sync failed","error":"x"}'), undefined)
+  })
+
+  it('prints every engine line (info and up) on stderr with --verbose, only short warnings without', () => {
+    const out: string[] = []
+    const err: string[] = []
+    const io = { out: (l: string) => out.push(l), err: (l: string) => err.push(l) }
+    const reporter = new SyncReporter(io.out)
+    for (const verbose of [true, false]) {
+      const log = devLogger(verbose, io, reporter)
+      log.info('children changed', { created: ['a'] })
+      log.warn('sync failed', { error: 'bad answer' })
+      log.warn('watch failed; retrying', { resource: 'configmaps' })
+    }
+    assert.equal(err.length, 3)
+    assert.match(err[0] ?? '', /\tINFO\t.*\tchildren changed\t\{"created":\["a"\]\}/)
+    assert.match(err[1] ?? '', /\tWARN\t.*\tsync failed/)
+    assert.deepEqual(
+      out.map((l) => l.slice(9)),
+      ['engine warn: watch failed; retrying (resource: configmaps)']
+    )
+  })
+})
+
+describe('metactl dev hook errors', () => {
   it('keeps only the stack frames in the project, relative to it', () => {
     const error = new TypeError("Cannot read properties of undefined (reading 'x')")
     error.stack = [

@@ -1,163 +1,337 @@
 /**
- * A `metactl dev` session: the project's controllers served in-process by an engine on the dev
- * cluster, their hooks reloaded when a source file changes.
+ * A `metactl dev` session: the project's CompositeControllers and DecoratorControllers served
+ * in-process by an engine on the dev cluster, their hooks reloaded when a source file changes and
+ * the controllers themselves when a manifest changes.
  *
  * @remarks
- * A reload swaps the hook functions and restarts only the controllers' loops: the session holds
- * its own lease on every informer they use, so the caches stay warm, and re-subscribing replays
- * every parent, so each one is synced again with the new hook.
+ * A reload restarts only the controllers' loops: the session holds its own lease on every
+ * informer they use, so the caches stay warm, and re-subscribing replays every parent, so each
+ * one is synced again. Reloads run one at a time, in the order they were asked for.
  *
  * @module
  */
-import type { CompositeSyncRequest } from '../../api/hook-model.js'
+import { isDeepStrictEqual } from 'node:util'
 import type { KubeObject } from '../../core/kube-object.js'
+import { installCrds } from '../../cluster/install-crds.js'
 import { Engine } from '../../engine/index.js'
-import type { CompositeHooks } from '../../engine/index.js'
-import { createLogger } from '../../runtime/logger.js'
-import { inProcessHooks } from '../../sdk/in-process.js'
+import type { SyncReport } from '../../engine/index.js'
+import type { CompositeHook, CustomizeHook, DecoratorHook } from '../../sdk/hook-types.js'
+import { inProcessDecoratorHooks, inProcessHooks } from '../../sdk/in-process.js'
 import type { CliIo } from '../cli-io.js'
-import { describeHookError } from './hook-error.js'
-import type { HookModule, LoadedHooks } from './hook-module.js'
+import { controllerHooks } from './controller-hooks.js'
+import type { ControllerHookFunctions } from './controller-hooks.js'
 import type { DevCluster } from './dev-cluster.js'
-import { SyncReporter } from './sync-report.js'
+import { devLogger } from './dev-logger.js'
+import { describeHookError } from './hook-error.js'
+import type { HookModule } from './hook-module.js'
+import type { ProjectManifests } from './project-manifests.js'
+import { describeSyncReport, SyncReporter } from './sync-report.js'
 
 type Lease = Awaited<ReturnType<Engine['context']['informers']['acquire']>>
 
 /** Options of {@link DevSession.start}. */
 export interface DevSessionOptions {
   readonly cluster: DevCluster
-  readonly controllers: readonly KubeObject[]
+  readonly manifests: ProjectManifests
   readonly module: HookModule
   readonly projectDir: string
   readonly io: CliIo
+  /** Show the engine's own log lines (info and up) besides the sync lines. */
+  readonly verbose: boolean
 }
+
+const nameOf = (object: KubeObject): string => object.metadata.name ?? ''
+
+/** The resources a controller's loop watches: parents or targets, children or attachments. */
+function watchedRules(controller: KubeObject): { apiVersion: string; resource: string }[] {
+  const spec = controller['spec'] as Record<string, unknown> | undefined
+  const rules = [
+    spec?.['parentResource'],
+    ...((spec?.['childResources'] as unknown[] | undefined) ?? []),
+    ...((spec?.['resources'] as unknown[] | undefined) ?? []),
+    ...((spec?.['attachments'] as unknown[] | undefined) ?? []),
+  ]
+  return rules.filter(
+    (rule): rule is { apiVersion: string; resource: string } =>
+      typeof rule === 'object' &&
+      rule !== null &&
+      typeof (rule as Record<string, unknown>)['apiVersion'] === 'string' &&
+      typeof (rule as Record<string, unknown>)['resource'] === 'string'
+  )
+}
+
+/** A message for a person: an error's message, never its stack. */
+const messageOf = (error: unknown): string =>
+  error instanceof Error ? error.message : String(error)
 
 /** A running dev session. */
 export class DevSession {
   readonly #options: DevSessionOptions
   readonly #engine: Engine
   readonly #reporter: SyncReporter
-  readonly #leases: Lease[] = []
-  #hooks: LoadedHooks = {}
+  /** The informer leases of each running controller, by name. */
+  readonly #leases = new Map<string, Lease[]>()
+  /** The controllers running, by name, as they were defined when started. */
+  readonly #running = new Map<string, KubeObject>()
+  #manifests: ProjectManifests
+  #exports: Readonly<Record<string, unknown>> = {}
+  #hooks = new Map<string, ControllerHookFunctions>()
   #reloads: Promise<void> = Promise.resolve()
 
-  private constructor(options: DevSessionOptions, engine: Engine) {
+  private constructor(options: DevSessionOptions) {
     this.#options = options
-    this.#engine = engine
+    this.#manifests = options.manifests
     this.#reporter = new SyncReporter((line) => {
       options.io.out(line)
+    })
+    this.#engine = new Engine(options.cluster.config, {
+      watchCompositeControllers: false,
+      watchDecoratorControllers: false,
+      discoveryIntervalMs: 2000,
+      log: devLogger(options.verbose, options.io, this.#reporter),
+      onSync: (report) => {
+        this.#report(report)
+      },
     })
   }
 
   /** Loads the hooks, starts the engine and every controller of the project. */
   static async start(options: DevSessionOptions): Promise<DevSession> {
-    const log = createLogger({
-      level: 'warn',
-      format: 'text',
-      write: (line) => {
-        options.io.err(line)
-      },
-    })
-    const engine = new Engine(options.cluster.config, {
-      watchCompositeControllers: false,
-      discoveryIntervalMs: 2000,
-      log,
-    })
-    const session = new DevSession(options, engine)
-    session.#hooks = await options.module.load()
-    await engine.start()
-    try {
-      await session.#holdInformers()
-      for (const controller of options.controllers) await session.#add(controller)
-    } catch (error) {
-      await session.stop()
-      throw error
+    const session = new DevSession(options)
+    session.#exports = await options.module.load()
+    session.#hooks = controllerHooks(
+      session.#exports,
+      options.manifests.controllers,
+      options.module.shown
+    )
+    await session.#engine.start()
+    for (const controller of options.manifests.controllers) {
+      const failure = await session.#tryStart(controller)
+      // A bad controller does not stop the others; fixing the manifest starts it.
+      if (failure !== undefined) session.#say(failure)
     }
     return session
   }
 
+  /** The names of the running controllers, with the hook export each one uses. */
+  describeControllers(): string {
+    const running = [...this.#running.values()].map(
+      (c) => `${nameOf(c)} (${c.kind}; hooks: ${this.#hooks.get(nameOf(c))?.from ?? '?'})`
+    )
+    // Every controller failed to start: the lines above say why, a saved fix starts them.
+    return running.length === 0 ? 'no controller yet' : running.join(', ')
+  }
+
   /** Loads the hooks again and, when they load, re-syncs every parent with them. */
-  reload(reason: string): Promise<void> {
-    this.#reloads = this.#reloads.then(() => this.#reload(reason))
+  reloadHooks(reason: string): Promise<void> {
+    this.#reloads = this.#reloads.then(() => this.#reloadHooks(reason))
+    return this.#reloads
+  }
+
+  /**
+   * Reads the manifests again (`read` throws what is wrong with them), applies the CRDs that
+   * changed and restarts the controllers that changed.
+   */
+  reloadManifests(reason: string, read: () => ProjectManifests): Promise<void> {
+    this.#reloads = this.#reloads.then(() => this.#reloadManifests(reason, read))
     return this.#reloads
   }
 
   /** Stops the controllers and the engine; the cluster keeps running. */
   async stop(): Promise<void> {
     await this.#reloads.catch(() => undefined)
+    this.#reporter.flush()
     await this.#engine.stop()
-    await Promise.all(this.#leases.map((lease) => lease.release()))
-    this.#leases.length = 0
+    const leases = [...this.#leases.values()].flat()
+    this.#leases.clear()
+    await Promise.all(leases.map((lease) => lease.release()))
   }
 
-  async #reload(reason: string): Promise<void> {
-    const { io, module, projectDir, controllers } = this.#options
-    const started = Date.now()
-    let hooks: LoadedHooks
+  #report(report: SyncReport): void {
+    const lines = describeSyncReport(report, this.#options.projectDir)
+    if (lines === undefined) return
+    const { metadata } = report.parent
+    const subject = `${report.controller.name} ${report.parent.kind} ${metadata.namespace ?? ''}/${nameOf(report.parent)}`
+    this.#reporter.print(subject, lines)
+  }
+
+  /** Prints a session line (a reload), after the counts of any collapsed sync line. */
+  #say(line: string): void {
+    this.#reporter.flush()
+    this.#reporter.print(`session ${line}`, [line])
+  }
+
+  async #reloadHooks(reason: string): Promise<void> {
+    const { module, projectDir } = this.#options
+    const startedMs = Date.now()
+    let hooks: Map<string, ControllerHookFunctions>
     try {
-      hooks = await module.load()
+      const exports = await module.load()
+      hooks = controllerHooks(exports, this.#manifests.controllers, module.shown)
+      this.#exports = exports
     } catch (error) {
       const [first = '', ...rest] = describeHookError(error, projectDir)
-      io.out(
+      this.#say(
         `reload of ${module.shown} failed (${reason}); the previous hooks keep running: ${first}`
       )
-      for (const line of rest) io.out(line)
+      for (const line of rest) this.#options.io.out(line)
       return
     }
     this.#hooks = hooks
-    for (const controller of controllers) {
-      await this.#engine.removeCompositeController(controller.metadata.name ?? '')
-      await this.#add(controller)
+    const failures: string[] = []
+    for (const controller of this.#manifests.controllers) {
+      await this.#detach(nameOf(controller))
+      const failure = await this.#tryStart(controller)
+      if (failure !== undefined) failures.push(failure)
     }
-    this.#reporter.reset()
-    io.out(
-      `reloaded ${module.shown} (${reason}) in ${Date.now() - started} ms; syncing every parent again`
+    this.#say(
+      `reloaded ${module.shown} (${reason}) in ${Date.now() - startedMs} ms; syncing every parent again` +
+        failures.map((failure) => `; ${failure}`).join('')
     )
   }
 
-  /** Leases the parent and child informers, so that restarting a controller keeps its caches. */
-  async #holdInformers(): Promise<void> {
-    const { discovery, informers } = this.#engine.context
-    for (const controller of this.#options.controllers) {
-      const spec = controller['spec'] as {
-        parentResource?: { apiVersion: string; resource: string }
-        childResources?: { apiVersion: string; resource: string }[]
-      }
-      for (const rule of [spec.parentResource, ...(spec.childResources ?? [])]) {
-        if (rule === undefined) continue
-        const info = await discovery.resolveResource(rule.apiVersion, rule.resource)
-        this.#leases.push(informers.acquire(info.ref))
-      }
+  async #reloadManifests(reason: string, read: () => ProjectManifests): Promise<void> {
+    const shown = this.#options.module.shown
+    let next: ProjectManifests
+    let hooks: Map<string, ControllerHookFunctions>
+    try {
+      next = read()
+      hooks = controllerHooks(this.#exports, next.controllers, shown)
+    } catch (error) {
+      this.#say(
+        `reload of the manifests failed (${reason}); the previous controllers keep running: ${messageOf(error)}`
+      )
+      return
     }
+    const changes: string[] = []
+    const crds = next.crds.filter(
+      (crd) => !this.#manifests.crds.some((old) => isDeepStrictEqual(old, crd))
+    )
+    try {
+      if (crds.length > 0) await installCrds(this.#options.cluster.client, crds)
+    } catch (error) {
+      this.#say(
+        `reload of the manifests failed (${reason}); the previous controllers keep running: ${messageOf(error)}`
+      )
+      return
+    }
+    if (crds.length > 0)
+      changes.push(`applied ${crds.map((crd) => `CRD ${nameOf(crd)}`).join(', ')}`)
+    this.#manifests = next
+    this.#hooks = hooks
+    changes.push(...(await this.#swapControllers(next.controllers, crds.length > 0)))
+    this.#say(
+      `reloaded the manifests (${reason}): ${changes.length === 0 ? 'nothing changed' : changes.join('; ')}`
+    )
+  }
+
+  /**
+   * Stops the controllers that are gone, restarts the changed ones (every one when a CRD
+   * changed), starts the new ones and the ones that failed to start before; returns what it did,
+   * for the reload's line.
+   */
+  async #swapControllers(next: readonly KubeObject[], crdsChanged: boolean): Promise<string[]> {
+    const done = { restarted: [] as string[], started: [] as string[], stopped: [] as string[] }
+    const failures: string[] = []
+    for (const name of [...this.#running.keys()]) {
+      if (next.some((c) => nameOf(c) === name)) continue
+      await this.#stop(name)
+      done.stopped.push(name)
+    }
+    for (const controller of next) {
+      const running = this.#running.get(nameOf(controller))
+      if (running !== undefined && !crdsChanged && isDeepStrictEqual(running, controller)) continue
+      if (running !== undefined) await this.#detach(nameOf(controller))
+      const failure = await this.#tryStart(controller)
+      if (failure !== undefined) failures.push(failure)
+      else (running === undefined ? done.started : done.restarted).push(nameOf(controller))
+    }
+    return [
+      ...Object.entries(done)
+        .filter(([, names]) => names.length > 0)
+        .map(([verb, names]) => `${verb} ${names.join(', ')}`),
+      ...failures,
+    ]
+  }
+
+  /** Starts a controller; returns why it could not, for a line. */
+  async #tryStart(controller: KubeObject): Promise<string | undefined> {
+    try {
+      await this.#start(controller)
+      return undefined
+    } catch (error) {
+      await this.#stop(nameOf(controller))
+      return `${controller.kind} ${nameOf(controller)} not started: ${messageOf(error)}`
+    }
+  }
+
+  /**
+   * Starts one controller with its hooks, after leasing the informers it watches; the leases it
+   * held before are released only then, so the informers both use stay warm across a restart.
+   */
+  async #start(controller: KubeObject): Promise<void> {
+    const { discovery, informers } = this.#engine.context
+    const name = nameOf(controller)
+    const previous = this.#leases.get(name) ?? []
+    const leases: Lease[] = []
+    this.#leases.set(name, leases)
+    try {
+      for (const rule of watchedRules(controller)) {
+        const info = await discovery.resolveResource(rule.apiVersion, rule.resource)
+        leases.push(informers.acquire(info.ref))
+      }
+    } finally {
+      await Promise.all(previous.map((lease) => lease.release()))
+    }
+    await this.#add(controller)
+    this.#running.set(name, controller)
   }
 
   async #add(controller: KubeObject): Promise<void> {
+    const name = nameOf(controller)
+    const functions = this.#hooks.get(name)
+    if (functions === undefined) throw new Error(`no hooks for ${name}`)
+    const definition = { name, spec: controller['spec'] }
+    if (controller.kind === 'DecoratorController') {
+      await this.#engine.addDecoratorController({
+        ...definition,
+        hooks: inProcessDecoratorHooks({
+          sync: functions.sync as DecoratorHook,
+          ...(functions.finalize === undefined
+            ? {}
+            : { finalize: functions.finalize as DecoratorHook }),
+          ...(functions.customize === undefined
+            ? {}
+            : { customize: functions.customize as CustomizeHook }),
+        }),
+      })
+      return
+    }
     await this.#engine.addCompositeController({
-      name: controller.metadata.name ?? '',
-      spec: controller['spec'],
-      hooks: this.#reporting(),
+      ...definition,
+      hooks: inProcessHooks({
+        sync: functions.sync as CompositeHook,
+        ...(functions.finalize === undefined
+          ? {}
+          : { finalize: functions.finalize as CompositeHook }),
+        ...(functions.customize === undefined
+          ? {}
+          : { customize: functions.customize as CustomizeHook }),
+      }),
     })
   }
 
-  /** The current hooks, adapted for the engine, with each sync reported. */
-  #reporting(): CompositeHooks {
-    const adapted = inProcessHooks(this.#hooks)
-    const report =
-      (call: NonNullable<typeof adapted.sync>): NonNullable<CompositeHooks['sync']> =>
-      async (request: CompositeSyncRequest, signal: AbortSignal) => {
-        try {
-          const response = await call(request, signal)
-          this.#reporter.synced(request, response)
-          return response
-        } catch (error) {
-          this.#reporter.failed(request, describeHookError(error, this.#options.projectDir))
-          throw error
-        }
-      }
-    return {
-      ...(adapted.sync === undefined ? {} : { sync: report(adapted.sync) }),
-      ...(adapted.finalize === undefined ? {} : { finalize: report(adapted.finalize) }),
-      ...(adapted.customize === undefined ? {} : { customize: adapted.customize }),
-    }
+  /** Stops a controller, if it runs, keeping its informer leases for its restart. */
+  async #detach(name: string): Promise<void> {
+    this.#running.delete(name)
+    await this.#engine.removeCompositeController(name)
+  }
+
+  /** Stops a controller, if it runs, and releases its informer leases. */
+  async #stop(name: string): Promise<void> {
+    await this.#detach(name)
+    const leases = this.#leases.get(name) ?? []
+    this.#leases.delete(name)
+    await Promise.all(leases.map((lease) => lease.release()))
   }
 }

@@ -9,15 +9,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join, relative } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import type { CompositeHook, CustomizeHook } from '../../sdk/hook-types.js'
 import { CliError } from '../cli-error.js'
-
-/** The hook functions a module exports (by the names `render --hook-module` also uses). */
-export interface LoadedHooks {
-  readonly sync?: CompositeHook
-  readonly finalize?: CompositeHook
-  readonly customize?: CustomizeHook
-}
 
 type TsImport = (
   specifier: string,
@@ -64,28 +56,15 @@ export class HookModule {
     return relative(this.#projectDir, this.#file)
   }
 
-  /** Loads the module afresh; throws what its evaluation throws. */
-  async load(): Promise<LoadedHooks> {
+  /** Loads the module afresh and returns its exports; throws what its evaluation throws. */
+  async load(): Promise<Readonly<Record<string, unknown>>> {
     if (!existsSync(this.#file))
       throw new CliError(`no hook module ${this.shown} (pass --hooks FILE)`)
     this.#tsImport ??= await projectTsImport(this.#projectDir)
     this.#generation++
-    const module = await this.#tsImport(pathToFileURL(this.#file).href, {
+    return this.#tsImport(pathToFileURL(this.#file).href, {
       parentURL: pathToFileURL(join(this.#projectDir, 'package.json')).href,
       namespace: `metactl-dev-${this.#generation}`,
     })
-    const sync = module['sync']
-    const finalize = module['finalize']
-    const customize = module['customize']
-    const hooks: LoadedHooks = {
-      ...(typeof sync === 'function' ? { sync: sync as CompositeHook } : {}),
-      ...(typeof finalize === 'function' ? { finalize: finalize as CompositeHook } : {}),
-      ...(typeof customize === 'function' ? { customize: customize as CustomizeHook } : {}),
-    }
-    if (hooks.sync === undefined) {
-      const found = Object.keys(module).join(', ') || 'none'
-      throw new CliError(`${this.shown} exports no sync function (exports: ${found})`)
-    }
-    return hooks
   }
 }

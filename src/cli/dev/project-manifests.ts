@@ -1,7 +1,7 @@
 /**
- * What `metactl dev` reads from a project: the CRDs and CompositeControllers among the YAML files
- * directly in its manifest directory (`deploy/` by default; subdirectories such as
- * `deploy/samples/` and `kustomization.yaml` are left alone).
+ * What `metactl dev` reads from a project: the CRDs, CompositeControllers and DecoratorControllers
+ * among the YAML files directly in its manifest directory (`deploy/` by default; subdirectories
+ * such as `deploy/samples/` and `kustomization.yaml` are left alone).
  *
  * @module
  */
@@ -18,12 +18,19 @@ export interface ProjectManifests {
   readonly controllers: readonly KubeObject[]
 }
 
-/** Reads the CRDs and CompositeControllers of `dir`. */
+/** The controller kinds `metactl dev` runs. */
+const CONTROLLER_KINDS = new Set(['CompositeController', 'DecoratorController'])
+
+/**
+ * Reads the CRDs and controllers of `dir`.
+ *
+ * @throws CliError for unreadable YAML, a nameless or twice-named controller, or no controller.
+ */
 export function readProjectManifests(dir: string, projectDir: string): ProjectManifests {
   const shown = relative(projectDir, dir) || '.'
   if (!existsSync(dir)) {
     throw new CliError(
-      `no ${shown}/ directory in ${projectDir}: metactl dev reads the CRDs and CompositeControllers ` +
+      `no ${shown}/ directory in ${projectDir}: metactl dev reads the CRDs and controllers ` +
         'there (create a project with metactl init, or pass --manifests DIR)'
     )
   }
@@ -35,9 +42,19 @@ export function readProjectManifests(dir: string, projectDir: string): ProjectMa
     }
   })
   const crds = objects.filter((o) => o.kind === 'CustomResourceDefinition')
-  const controllers = objects.filter((o) => o.kind === 'CompositeController')
+  const controllers = objects.filter((o) => CONTROLLER_KINDS.has(o.kind))
   if (controllers.length === 0) {
-    throw new CliError(`no CompositeController in ${shown}/*.yaml: nothing to run`)
+    throw new CliError(
+      `no CompositeController or DecoratorController in ${shown}/*.yaml: nothing to run`
+    )
+  }
+  const names = new Set<string>()
+  for (const controller of controllers) {
+    const name = controller.metadata.name ?? ''
+    if (name === '') throw new CliError(`${shown}/: a ${controller.kind} has no metadata.name`)
+    // The engine runs one controller per name, and the hook module's exports are found by it.
+    if (names.has(name)) throw new CliError(`${shown}/: two controllers are named ${name}`)
+    names.add(name)
   }
   return { crds, controllers }
 }

@@ -4,7 +4,7 @@
  * @module
  */
 import { CliError } from '../cli-error.js'
-import { pluralOf } from '../offline-resources.js'
+import { pluralOf } from '../../api/resource-names.js'
 
 /** Names used throughout a scaffolded project. */
 export interface ScaffoldNames {

@@ -1,11 +1,12 @@
 /**
- * The host directories real node clusters created as mount points (`/run/containerd`, …), kept
- * in one file for all clusters of this user: the cluster that created one may go down while
- * another still has its tmpfs there, so whichever goes down last removes it.
+ * The host directories local clusters created as mount points (`/run/containerd` of a real node,
+ * `/tmp/hostpath_pv` of the volumes, …), kept in one file for all clusters of this user: the
+ * cluster that created one may go down while another still mounts there, so whichever goes down
+ * last removes it.
  *
  * @module
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
 
@@ -32,4 +33,23 @@ export function writeCreatedDirs(
 ): void {
   mkdirSync(dirname(path), { recursive: true })
   writeFileSync(path, `${JSON.stringify([...new Set(dirs)].sort())}\n`)
+}
+
+/**
+ * Tells whether any process's mount namespace has a mount on `dir` (another real node's cluster
+ * still running): removing the directory would detach that mount from under it.
+ */
+export function mountedElsewhere(dir: string): boolean {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    let text: string
+    try {
+      text = readFileSync(`/proc/${entry}/mountinfo`, 'utf8')
+    } catch {
+      continue
+    }
+    // Field 5 of a mountinfo line is the mount point.
+    if (text.split('\n').some((line) => line.split(' ')[4] === dir)) return true
+  }
+  return false
 }

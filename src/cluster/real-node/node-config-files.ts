@@ -39,6 +39,9 @@ state = ${toml(layout.containerdState)}
   snapshotter = "overlayfs"
   [plugins.'io.containerd.cri.v1.images'.pinned_images]
     sandbox = ${toml(PAUSE_IMAGE)}
+  # Registry hosts (image-mirror.ts): docker.io pulls go to the cluster's own mirror first.
+  [plugins.'io.containerd.cri.v1.images'.registry]
+    config_path = ${toml(`${layout.nodeDir}/certs.d`)}
 
 [plugins.'io.containerd.cri.v1.runtime']
   restrict_oom_score_adj = true

@@ -13,6 +13,8 @@ import { findControlPlaneBinaries } from '../control-plane-binaries.js'
 import { ManagedProcess } from '../managed-process.js'
 import type { RecordedProcess } from '../control-plane-state.js'
 import { waitFor } from '../../runtime/wait-for.js'
+import { bindVolumes } from '../host-path-storage.js'
+import { requireImageMirror, startImageMirror } from './image-mirror.js'
 import { createCgroupRoot, hostCgroupV1Mounts } from './cgroup-root.js'
 import { ensureClusterPki } from './cluster-pki.js'
 import { readCreatedDirs, writeCreatedDirs } from './created-dirs-registry.js'
@@ -47,9 +49,9 @@ export interface SupervisorOptions {
   readonly simulatedNodes: number
   readonly startTimeoutMs: number
   /** Node ports forwarded from the host (see published-port.ts). */
-  readonly publish: readonly PublishedPort[]
-  /** Image archives imported besides pause and web (the kubelet never pulls). */
-  readonly images: readonly string[]
+  readonly publish?: readonly PublishedPort[]
+  /** Extra image archives: imported, and served by the cluster's image mirror (image-mirror.ts). */
+  readonly images?: readonly string[]
 }
 
 const SERVICE_ACCOUNTS = {
@@ -72,6 +74,7 @@ async function startNode(
   options: SupervisorOptions
 ): Promise<void> {
   const timeoutMs = options.startTimeoutMs
+  const extra = options.images ?? []
   writeNodeConfig(layout, paths, plane.kubeconfigPath)
   let started = Date.now()
   const containerd = await startContainerd(layout, paths, timeoutMs)
@@ -79,8 +82,9 @@ async function startNode(
   await importImages(layout, paths, [
     join(paths.imagesDir, 'pause.tar'),
     join(paths.imagesDir, 'web.tar'),
-    ...options.images,
+    ...extra,
   ])
+  if (extra.length > 0) record(await startImageMirror(layout, extra, timeoutMs))
   log(`containerd ready, images imported in ${((Date.now() - started) / 1000).toFixed(1)} s`)
   started = Date.now()
   const [kubelet, kubeProxy] = await Promise.all([
@@ -119,6 +123,7 @@ function startForwarder(
 async function supervise(options: SupervisorOptions): Promise<void> {
   const layout = realNodeLayout(options.dir)
   const paths = requireRealNodePrerequisites()
+  if ((options.images ?? []).length > 0) requireImageMirror(options.images ?? [])
   const cgroupMounts = hostCgroupV1Mounts()
   setUpNodeNetwork()
   maskGlobalSysctls(layout.sysctlDir)
@@ -135,6 +140,8 @@ async function supervise(options: SupervisorOptions): Promise<void> {
   writeRealNodeState(layout.stateFile, state)
   state = { ...state, createdDirs: mountPrivateDirs() }
   writeCreatedDirs([...readCreatedDirs(), ...state.createdDirs])
+  // The host-path provisioner's volumes, where the kubelet and runc resolve them too.
+  bindVolumes(options.dir)
   createCgroupRoot(layout.cgroupRoot, cgroupMounts)
   writeRealNodeState(layout.stateFile, state)
   const record = (proc: ManagedProcess): void => {
@@ -159,13 +166,14 @@ async function supervise(options: SupervisorOptions): Promise<void> {
       caFile: pki.caFile,
     },
     onProgress: log,
+    volumesMount: 'caller',
   })
   const forwarder = forwarderCommand(
     `unix:${layout.apiServerSocket}`,
     `tcp:127.0.0.1:${options.apiServerPort}`
   )
   record(startForwarder(layout, 'apiserver-forwarder-inside', forwarder.args, forwarder.command))
-  for (const port of options.publish) {
+  for (const port of options.publish ?? []) {
     const published = forwarderCommand(
       `unix:${publishedPortSocket(options.dir, port)}`,
       `tcp:${NODE_IP}:${port.nodePort}`

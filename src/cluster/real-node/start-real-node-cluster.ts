@@ -27,6 +27,7 @@ import { findFreePort } from '../free-port.js'
 import { logTail, ManagedProcess } from '../managed-process.js'
 import { forwarderCommand, siblingNodeCommand } from './forwarder-command.js'
 import { requireRealNodePrerequisites } from './node-binaries.js'
+import { requireImageMirror } from './image-mirror.js'
 import { REAL_NODE_NAME, realNodeLayout } from './real-node-layout.js'
 import { readRealNodeState, writeRealNodeState } from './real-node-state.js'
 import { stopRealNodeCluster } from './stop-real-node-cluster.js'
@@ -51,7 +52,10 @@ export interface RealNodeClusterOptions {
   readonly onProgress?: (message: string) => void
   /** Node ports the host reaches on 127.0.0.1 (kind's `extraPortMappings`). */
   readonly publish?: readonly PublishedPort[]
-  /** More image archives to import into containerd before the kubelet starts. */
+  /**
+   * More image archives (e.g. tools/node/example-images.sh's): imported into containerd and
+   * served by the cluster's image mirror, so Pods pulled `Always` get them too (image-mirror.ts).
+   */
   readonly images?: readonly string[]
 }
 
@@ -113,6 +117,9 @@ export async function startRealNodeCluster(
   options: RealNodeClusterOptions = {}
 ): Promise<RealNodeCluster> {
   requireRealNodePrerequisites()
+  if (options.images !== undefined && options.images.length > 0) {
+    requireImageMirror(options.images.map((i) => resolve(i)))
+  }
   const dir =
     options.dir === undefined ? mkdtempSync(join(tmpdir(), 'metactl-rn-')) : resolve(options.dir)
   const layout = realNodeLayout(dir)

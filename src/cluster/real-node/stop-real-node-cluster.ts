@@ -7,12 +7,13 @@
  *
  * @module
  */
-import { existsSync, readdirSync, readFileSync, rmdirSync, rmSync } from 'node:fs'
+import { existsSync, readdirSync, rmdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { readControlPlaneState, stopRecordedProcesses } from '../control-plane-state.js'
 import { isProcessRunning, stopProcess } from '../managed-process.js'
 import { cgroupPids, removeCgroupRoot } from './cgroup-root.js'
-import { readCreatedDirs, writeCreatedDirs } from './created-dirs-registry.js'
+import { mountedElsewhere, readCreatedDirs, writeCreatedDirs } from './created-dirs-registry.js'
+import { removeVolumes } from '../host-path-storage.js'
 import { namespaceId } from './namespace-setup.js'
 import { realNodeLayout } from './real-node-layout.js'
 import { readRealNodeState } from './real-node-state.js'
@@ -40,25 +41,6 @@ export function namespacePids(state: Pick<RealNodeState, 'netns' | 'mntns'>): nu
     }
   }
   return pids
-}
-
-/**
- * Tells whether any process's mount namespace has a mount on `dir` (another real node's cluster
- * still running): removing the directory would detach that mount from under it.
- */
-export function mountedElsewhere(dir: string): boolean {
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue
-    let text: string
-    try {
-      text = readFileSync(`/proc/${entry}/mountinfo`, 'utf8')
-    } catch {
-      continue
-    }
-    // Field 5 of a mountinfo line is the mount point.
-    if (text.split('\n').some((line) => line.split(' ')[4] === dir)) return true
-  }
-  return false
 }
 
 // Removes the mount-point directories any real node's cluster created, unless another one still
@@ -139,6 +121,7 @@ export async function stopRealNodeCluster(dir: string): Promise<RealNodeTeardown
     ...removeCgroupRoot(state.cgroupRoot, state.cgroupMounts).map((d) => `cgroup ${d}`)
   )
   leftovers.push(...removeCreatedDirs(state.createdDirs))
+  leftovers.push(...removeVolumes(dir))
   rmSync(layout.apiServerSocket, { force: true })
   for (const name of readdirSync(layout.dir)) {
     if (/^published-\d+\.sock$/.test(name)) rmSync(join(layout.dir, name), { force: true })

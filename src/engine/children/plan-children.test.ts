@@ -3,7 +3,7 @@ import { describe, it } from 'node:test'
 import type { KubeObject } from '../../core/kube-object.js'
 import type { UpdateMethod } from '../../api/composite-controller-spec.js'
 import { LAST_APPLIED_ANNOTATION, LastAppliedError, setLastApplied } from './dynamic-apply.js'
-import type { DesiredChildren } from './desired-children.js'
+import type { DesiredChildren } from '../../api/desired-children.js'
 import { planChildren } from './plan-children.js'
 import type { ChildPlan, ChildType } from './plan-children.js'
 

@@ -32,7 +32,7 @@ import {
   LAST_APPLIED_ANNOTATION,
   setLastApplied,
 } from './dynamic-apply.js'
-import type { DesiredChildren } from './desired-children.js'
+import type { DesiredChildren } from '../../api/desired-children.js'
 
 /** A declared child type: where to write it and how to update it. */
 export interface ChildType {

@@ -29,7 +29,10 @@ import { isStatusOnlyUpdate } from '../loop/status-only-update.js'
 import { reportSyncError } from '../sync/report-sync-error.js'
 import type { ChildApplier } from '../children/child-applier.js'
 import { compositeSelector } from './composite-selector.js'
-import { syncCompositeParent, usesRollingUpdates } from './sync-composite-parent.js'
+import { compositeStrategy, usesRollingUpdates } from './sync-composite-parent.js'
+import { runSync } from '../sync/run-sync.js'
+import { observeSync } from '../sync/sync-observer.js'
+import type { SyncObserver } from '../sync/sync-observer.js'
 import type {
   CompositeCaches,
   CompositeController,
@@ -60,6 +63,8 @@ export interface CompositeKindOptions {
   readonly log: Logger
   /** Where the ControllerRevisions of cluster-scoped parents live. */
   readonly revisionNamespace: string
+  /** Told what each sync did; absent: nobody asks. */
+  readonly onSync?: SyncObserver
 }
 
 /** Returns the finalizer a CompositeController puts on its parents. */
@@ -244,14 +249,23 @@ export function compositeKind(options: CompositeKindOptions): ControllerKind {
       const cached = parentsOf(caches)?.get(key)
       if (cached === undefined) return Action.awaitChange()
       const log = options.log.child({ parent: key })
+      const about = {
+        controller: { kind: 'CompositeController' as const, name: options.name },
+        parent: cached,
+        parentRef: parentInfo.ref,
+      }
       return reportSyncError(cached, options.events, log, () =>
-        syncCompositeParent(
-          controller,
-          writes,
-          compositeCaches(childSources, caches),
-          cached,
-          context.signal,
-          log
+        observeSync(
+          options.onSync,
+          about,
+          writes.client,
+          (client) =>
+            compositeStrategy(
+              controller,
+              { ...writes, client },
+              compositeCaches(childSources, caches)
+            ),
+          (strategy) => runSync(strategy, cached, context.signal, log)
         )
       )
     },

@@ -63,6 +63,7 @@ export async function startCompositeController(
     events: context.events,
     log: context.log.child({ controller: definition.name }),
     revisionNamespace: context.revisionNamespace,
+    ...(context.onSync === undefined ? {} : { onSync: context.onSync }),
   })
   return startHostedController(context, definition.name, kind, definition.hooks.close, signal)
 }

@@ -23,8 +23,16 @@ import { isStatusOnlyUpdate } from '../loop/status-only-update.js'
 import { cachesByRole } from '../loop/caches-by-role.js'
 import { hasFinalizer, setFinalizer } from '../sync/finalizer-step.js'
 import { reportSyncError } from '../sync/report-sync-error.js'
-import { syncDecoratorTarget } from './sync-decorator-target.js'
-import type { DecoratorController, DecoratorWrites, TargetRule } from './sync-decorator-target.js'
+import { runSync } from '../sync/run-sync.js'
+import { observeSync } from '../sync/sync-observer.js'
+import type { SyncObserver } from '../sync/sync-observer.js'
+import { decoratorStrategy } from './sync-decorator-target.js'
+import type {
+  AttachmentCaches,
+  DecoratorController,
+  DecoratorWrites,
+  TargetRule,
+} from './sync-decorator-target.js'
 
 /** Everything a decorator controller needs, resolved when it is built. */
 export interface DecoratorKindOptions {
@@ -35,6 +43,8 @@ export interface DecoratorKindOptions {
   readonly resyncPeriodMs: number | undefined
   readonly events: EventSink
   readonly log: Logger
+  /** Told what each sync did; absent: nobody asks. */
+  readonly onSync?: SyncObserver
 }
 
 /** Joins a rule index and an object key into a queue key. */
@@ -131,19 +141,35 @@ export function decoratorKind(options: DecoratorKindOptions): ControllerKind {
       const cached = parts === undefined ? undefined : targetsOf(caches, parts.rule)?.get(parts.key)
       if (rule === undefined || cached === undefined) return Action.awaitChange()
       const log = options.log.child({ parent: `${cached.kind} ${objectKey(cached)}` })
+      const attachments = cachesByRole(sources, caches.children)
       return reportSyncError(cached, options.events, log, () =>
-        syncDecoratorTarget(
-          controller,
-          writes,
-          rule,
-          cachesByRole(sources, caches.children),
-          cached,
-          context.signal,
-          log
-        )
+        syncTarget(options, rule, attachments, cached, context.signal, log)
       )
     },
   }
+}
+
+/** Syncs one target through the pipeline, reported to `options.onSync` when it is set. */
+function syncTarget(
+  options: DecoratorKindOptions,
+  rule: TargetRule,
+  attachments: AttachmentCaches,
+  cached: KubeObject,
+  signal: AbortSignal,
+  log: Logger
+): Promise<Action> {
+  const { controller, writes } = options
+  return observeSync(
+    options.onSync,
+    {
+      controller: { kind: 'DecoratorController', name: controller.name },
+      parent: cached,
+      parentRef: rule.info.ref,
+    },
+    writes.client,
+    (client) => decoratorStrategy(controller, { ...writes, client }, rule, attachments),
+    (strategy) => runSync(strategy, cached, signal, log)
+  )
 }
 
 /** Lets each rule's related objects wake the in-scope targets they concern. */

@@ -111,6 +111,7 @@ export async function startDecoratorController(
     resyncPeriodMs: Math.min(spec.resyncPeriodMs ?? Infinity, context.cacheFlushIntervalMs),
     events: context.events,
     log: context.log.child({ controller: definition.name }),
+    ...(context.onSync === undefined ? {} : { onSync: context.onSync }),
   })
   return startHostedController(context, definition.name, kind, definition.hooks.close, signal)
 }

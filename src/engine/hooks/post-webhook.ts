@@ -1,6 +1,6 @@
 import { timeoutSignal } from '../../core/timeout-signal.js'
 import { request } from '../../kube/undici-core.js'
-import type { Agent } from 'undici'
+import type { Dispatcher } from 'undici'
 import type { HookRequestObserver } from '../metrics/hook-metrics.js'
 import { RetryAfterError } from '../../runtime/reconcile-errors.js'
 import { HookCallError } from './hook-errors.js'
@@ -9,7 +9,7 @@ import { HookCallError } from './hook-errors.js'
 export interface PostWebhookOptions {
   readonly timeoutMs: number
   readonly signal?: AbortSignal
-  readonly dispatcher?: Agent
+  readonly dispatcher?: Dispatcher
   readonly now?: () => number
   /** Extra headers (`authorization`). */
   readonly headers?: Readonly<Record<string, string>>

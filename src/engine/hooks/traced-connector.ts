@@ -97,9 +97,12 @@ export function tracedConnector(options: TracedConnectorOptions): BuildConnector
     // undici's connector returns the socket it made, though its type says void.
     const socket: unknown = (connect as (...args: unknown[]) => unknown)(dial, callback)
     if (onPhase !== undefined && target.protocol === 'https:' && socket instanceof Socket) {
-      socket.once('connect', () => {
-        onPhase('tls_handshake_start')
-      })
+      // Over a proxy's tunnel the TCP connection exists already: the handshake starts now.
+      if (target.httpSocket !== undefined) onPhase('tls_handshake_start')
+      else
+        socket.once('connect', () => {
+          onPhase('tls_handshake_start')
+        })
       socket.once('secureConnect', () => {
         onPhase('tls_handshake_done')
       })

@@ -4,7 +4,11 @@
  *
  * @module
  */
+import type { Dispatcher } from 'undici'
 import { Agent } from '../../kube/undici-core.js'
+import { proxyDispatcher } from '../../kube/proxy/proxy-dispatcher.js'
+import { processProxyResolver } from '../../kube/proxy/proxy-resolver.js'
+import type { ProxyResolver } from '../../kube/proxy/proxy-resolver.js'
 import type { CompositeControllerSpec } from '../../api/composite-controller-spec.js'
 import type { ControllerHooks, HookSpec, WebhookSpec } from '../../api/controller-spec-fields.js'
 import type { CompositeHooks, DecoratorHooks } from '../../api/controller-hooks.js'
@@ -61,31 +65,36 @@ export interface WebhookFunctionOptions {
   readonly maxResponseBytes?: number
   /** Where connections for a hook URL's `host:port` go instead (`--hook-address`). */
   readonly addresses?: HookAddressMap
+  /**
+   * Decides each call's proxy; by default the process's `HTTPS_PROXY`/`HTTP_PROXY`/`NO_PROXY`,
+   * as upstream's hook client (Go's default transport) reads them. Undefined: always direct.
+   */
+  readonly proxy?: ProxyResolver | undefined
 }
 
 function agentFor(
   transport: WebhookTransport | undefined,
   options: WebhookFunctionOptions,
   requestStarted: () => number
-): Agent {
+): Dispatcher {
   const tls = transport?.tls
   const observer = options.observer
-  return new Agent({
-    keepAliveTimeout: 30_000,
-    connect: tracedConnector({
-      // Upstream clones Go's transport with TLS 1.2 as the minimum when it sets a CA or certificate.
-      ...(tls === undefined ? {} : { tls: { ...tls, minVersion: 'TLSv1.2' as const } }),
-      // undici dials when a request finds no free connection, so the latest request opened it.
-      ...(observer === undefined
-        ? {}
-        : {
-            onPhase: (phase) => {
-              observer.onConnectPhase(phase, (performance.now() - requestStarted()) / 1000)
-            },
-          }),
-      ...(options.addresses === undefined ? {} : { addresses: options.addresses }),
-    }),
+  const connect = tracedConnector({
+    // Upstream clones Go's transport with TLS 1.2 as the minimum when it sets a CA or certificate.
+    ...(tls === undefined ? {} : { tls: { ...tls, minVersion: 'TLSv1.2' as const } }),
+    // undici dials when a request finds no free connection, so the latest request opened it.
+    ...(observer === undefined
+      ? {}
+      : {
+          onPhase: (phase) => {
+            observer.onConnectPhase(phase, (performance.now() - requestStarted()) / 1000)
+          },
+        }),
+    ...(options.addresses === undefined ? {} : { addresses: options.addresses }),
   })
+  const proxy = 'proxy' in options ? options.proxy : processProxyResolver()
+  if (proxy === undefined) return new Agent({ keepAliveTimeout: 30_000, connect })
+  return proxyDispatcher({ connect, resolve: proxy, agent: { keepAliveTimeout: 30_000 } })
 }
 
 /**
@@ -199,6 +208,8 @@ export interface BuildWebhooksOptions {
   readonly addresses?: HookAddressMap
   /** Concurrent calls of this controller's hooks, all hooks together (`--hook-max-in-flight`). */
   readonly maxInFlight?: number
+  /** Decides each call's proxy (see {@link WebhookFunctionOptions.proxy}). */
+  readonly proxy?: ProxyResolver | undefined
 }
 
 /** A limiter for one controller's hooks, when a cap is set; its waiting calls are metered. */
@@ -239,6 +250,7 @@ async function buildWebhooks<Request, Response>(
         ? {}
         : { maxResponseBytes: options.maxResponseBytes }),
       ...(options.addresses === undefined ? {} : { addresses: options.addresses }),
+      ...('proxy' in options ? { proxy: options.proxy } : {}),
     })
   }
   const close = async (): Promise<void> => {

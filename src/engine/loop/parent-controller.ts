@@ -24,6 +24,9 @@ import { HookRecovery } from './hook-recovery.js'
 import type { ParentShard } from '../sharding/parent-shard.js'
 import { ShardGuard } from '../sharding/shard-guard.js'
 import type { WorkQueueMetrics } from '../../runtime/work-queue-metrics.js'
+import { objectKey } from '../../core/object-key.js'
+import { isSyncResultOnlyUpdate, recordingSyncRequest } from './sync-request-recorder.js'
+import type { SyncResultWriter } from './sync-request-recorder.js'
 
 /** A watched collection: a resource and an optional scope. */
 export interface WatchSource {
@@ -88,6 +91,8 @@ export interface ControllerKind {
 export interface ParentControllerOptions {
   readonly kind: ControllerKind
   readonly informers: SharedInformers
+  /** Where server-side sharded collections come from (`shard.watches`); absent: none. */
+  readonly shardedInformers?: SharedInformers
   readonly workers?: number
   readonly queueMetrics?: WorkQueueMetrics
   readonly observer?: ControllerLoopObserver
@@ -97,6 +102,8 @@ export interface ParentControllerOptions {
   readonly stallWatch?: QueueStallOptions
   /** This replica's share of the parents (sharding); absent: every parent. */
   readonly shard?: ParentShard
+  /** Answers `metactl sync` requests; absent: requests are synced but not answered. */
+  readonly syncResults?: SyncResultWriter
 }
 
 /** Runs one hosted controller: caches, queue, workers, resync. */
@@ -134,8 +141,14 @@ export class ParentController {
     const recovery = new HookRecovery((keys) => {
       this.#enqueue(keys)
     })
-    const sync = (key: string, context: ReconcileContext): Promise<Action> =>
-      kind.sync(key, context, this.#caches)
+    const sync = (key: string, context: ReconcileContext): Promise<Action> => {
+      const write = options.syncResults
+      if (write === undefined) return kind.sync(key, context, this.#caches)
+      const parent = kind.parentOf?.(key, this.#caches)
+      return recordingSyncRequest(parent, this.#parentRef(parent), write, () =>
+        kind.sync(key, context, this.#caches)
+      )
+    }
     this.#loop = new ControllerLoop({
       queue: this.#queue,
       reconcile: (key, context) =>
@@ -153,6 +166,14 @@ export class ParentController {
     })
   }
 
+  /** The resource of a cached parent: the source whose cache holds that very object. */
+  #parentRef(parent: KubeObject | undefined): ResourceRef | undefined {
+    if (parent === undefined) return undefined
+    const key = objectKey(parent)
+    const index = this.#caches.parents.findIndex((informer) => informer.store.get(key) === parent)
+    return this.#options.kind.parentSources[index]?.ref
+  }
+
   /** The controller's name. */
   get name(): string {
     return this.#options.kind.name
@@ -163,9 +184,16 @@ export class ParentController {
    * Rejects (after releasing everything) when `signal` aborts first.
    */
   async start(signal?: AbortSignal): Promise<void> {
-    const { kind, informers } = this.#options
-    const parents = kind.parentSources.map((s) => informers.acquire(s.ref, s.scope ?? {}))
-    const children = kind.childSources.map((s) => informers.acquire(s.ref, s.scope ?? {}))
+    const { kind, informers, shardedInformers: sharded, shard } = this.#options
+    const parents = kind.parentSources.map((s) =>
+      (sharded ?? informers).acquire(s.ref, s.scope ?? {})
+    )
+    const children = kind.childSources.map((s) =>
+      (sharded !== undefined && shard?.watches?.shardsChildren(s.ref) === true
+        ? sharded
+        : informers
+      ).acquire(s.ref, s.scope ?? {})
+    )
     this.#leases = { parents, children }
     this.#caches = {
       parents: parents.map((l) => l.informer),
@@ -182,6 +210,8 @@ export class ParentController {
           enqueue(kind.parentKeys(o, undefined, this.#caches))
         },
         onUpdate: (old, o) => {
+          // The engine's own answer to a sync request is no news: it must not sync again.
+          if (isSyncResultOnlyUpdate(old, o)) return
           enqueue(kind.parentKeys(o, old, this.#caches))
         },
         onDelete: (o) => {

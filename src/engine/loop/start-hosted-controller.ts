@@ -8,6 +8,7 @@ import type { EngineContext } from '../engine-context.js'
 import type { ControllerKind } from './parent-controller.js'
 import { ParentController } from './parent-controller.js'
 import { hookMetricsFor } from '../metrics/hook-metrics.js'
+import { patchSyncResult } from './sync-request-recorder.js'
 
 /** How long a hosted controller's caches may take to sync before its start fails (2 min). */
 export const CACHE_SYNC_TIMEOUT_MS = 120_000
@@ -40,9 +41,13 @@ export async function startHostedController(
   const controller = new ParentController({
     kind,
     informers: context.informers,
+    ...(context.shardedInformers === undefined
+      ? {}
+      : { shardedInformers: context.shardedInformers }),
     workers: context.workers,
     ...(context.leading === undefined ? {} : { gate: context.leading }),
     ...(context.shard === undefined ? {} : { shard: context.shard }),
+    syncResults: patchSyncResult(context.client, context.log.child({ controller: name })),
     stallWatch: {
       log: context.log.child({ controller: name }),
       ...(context.metrics === undefined ? {} : { metrics: context.metrics.queueStall(kind.name) }),

@@ -28,6 +28,7 @@ export function webhookOptionsFor(
       ? {}
       : { maxResponseBytes: context.hookResponseLimitBytes }),
     ...(context.hookAddresses === undefined ? {} : { addresses: context.hookAddresses }),
+    ...(context.hookProxy === undefined ? {} : { proxy: context.hookProxy.resolve }),
     ...(context.hookMaxInFlight === undefined ? {} : { maxInFlight: context.hookMaxInFlight }),
   }
 }

@@ -14,11 +14,15 @@ import { LEASE_RESOURCE } from '../../runtime/leader-election.js'
 import { dynamicListWatcher } from '../../runtime/list-watcher.js'
 import type { Logger } from '../../runtime/logger.js'
 import { fnv1a64 } from '../../runtime/sharding/fnv1a64.js'
+import type { HashRing } from '../../runtime/sharding/hash-ring.js'
 import { RING_LABEL, RingMembership } from '../../runtime/sharding/ring-membership.js'
 import type { ShardField } from '../../runtime/sharding/shard-selector.js'
 import { shardValue } from '../../runtime/sharding/shard-selector.js'
 import type { EngineLeadership } from '../engine.js'
-import type { ParentShard, ShardParticipant } from './parent-shard.js'
+import type { ParentShard, ShardedWatches, ShardParticipant } from './parent-shard.js'
+import { ShardSelection } from './shard-selection.js'
+import { shardedListWatcher } from './sharded-list-watcher.js'
+import { waitForNoLiveHolder } from './writer-handover.js'
 import type { ShardMetrics } from './shard-metrics.js'
 
 /** Options of {@link startEngineSharding}. */
@@ -35,6 +39,17 @@ export interface EngineShardingOptions {
   readonly log: Logger
   /** Where the sharding metrics go; none when absent. */
   readonly metrics?: ShardMetrics
+  /**
+   * Ask the API server for this replica's parents only (`shardSelector`, feature gate
+   * `ShardedListAndWatch`), falling back to client-side filtering where it is ignored
+   * (default true).
+   */
+  readonly serverSideWatches?: boolean
+  /**
+   * The leader-election Lease of the same controllers: this replica joins the ring only once it
+   * has no live holder, so moving from leader election to a ring never has two writers.
+   */
+  readonly afterLeaderLease?: { readonly namespace: string; readonly name: string }
 }
 
 /** A running ring membership. */
@@ -68,6 +83,7 @@ export function startEngineSharding(
   })
   const client = new DynamicClient(transport)
   const participants = new Set<ShardParticipant>()
+  const selection = new ShardSelection(options.field)
   let serving: () => void = () => undefined
   const leading = new Promise<void>((resolve) => {
     serving = resolve
@@ -84,9 +100,13 @@ export function startEngineSharding(
     drain: async () => {
       await Promise.all([...participants].map((p) => p.drain()))
     },
+    onView: (view) => {
+      countHandoff(membership, view, participants, options.field)
+    },
     onServe: (ring) => {
       serving()
       options.metrics?.served(ring.members.length, membership.handoffs === 0)
+      selection.serve(ring.rangesOf(membership.identity))
       for (const p of participants) p.resync()
     },
   })
@@ -98,18 +118,23 @@ export function startEngineSharding(
   const lost = new Promise<string>((resolve) => {
     reportLost = resolve
   })
-  const running = membership.run(stop.signal).then(
-    (reason) => {
-      if (reason !== 'stopped') reportLost(reason)
-    },
-    (error: unknown) => {
-      reportLost(
-        `ring membership failed: ${error instanceof Error ? error.message : String(error)}`
-      )
-    }
-  )
+  const running = afterLeader(client, options, stop.signal)
+    .then(() => (stop.signal.aborted ? 'stopped' : membership.run(stop.signal)))
+    .then(
+      (reason) => {
+        if (reason !== 'stopped') reportLost(reason)
+      },
+      (error: unknown) => {
+        reportLost(
+          `ring membership failed: ${error instanceof Error ? error.message : String(error)}`
+        )
+      }
+    )
   return {
-    shard: parentShard(membership, participants, options),
+    shard: {
+      ...parentShard(membership, participants, options),
+      watches: shardedWatches(selection, options),
+    },
     leadership: { leading, canWrite: () => membership.canWrite() },
     identity: membership.identity,
     membership,
@@ -122,6 +147,59 @@ export function startEngineSharding(
       await transport.close()
     },
   }
+}
+
+/** Has every parent loop count its cached parents whose owner differs between `view` and the served ring. */
+function countHandoff(
+  membership: RingMembership,
+  view: HashRing,
+  participants: ReadonlySet<ShardParticipant>,
+  field: ShardField
+): void {
+  const self = membership.identity
+  const served = membership.ring
+  const moves = (parent: KubeObject): boolean => {
+    const hash = fnv1a64(shardValue(field, parent.metadata))
+    return (served?.ownerOf(hash) === self) !== (view.ownerOf(hash) === self)
+  }
+  for (const p of participants) p.handoff(moves)
+}
+
+/** Resolves once the leader-election Lease (if named) has no live holder; see writer-handover. */
+async function afterLeader(
+  client: DynamicClient,
+  { afterLeaderLease: lease, retryPeriodMs, log }: EngineShardingOptions,
+  signal: AbortSignal
+): Promise<void> {
+  if (lease === undefined) return
+  let said = false
+  await waitForNoLiveHolder({
+    read: async (readSignal) => {
+      const leases = await client.list(LEASE_RESOURCE, {
+        namespace: lease.namespace,
+        fieldSelector: `metadata.name=${lease.name}`,
+        signal: readSignal,
+      })
+      return leases.items
+    },
+    retryPeriodMs,
+    signal,
+    onError: (error) => {
+      log.warn('cannot read the leader-election Lease; not joining the ring until it can', {
+        lease: `${lease.namespace}/${lease.name}`,
+        error,
+        hint: 'the ring needs get/list on Leases in the leader-election namespace too',
+      })
+    },
+    onWait: (holders) => {
+      if (said) return
+      said = true
+      log.info('waiting for the leader-election Lease to be released before joining the ring', {
+        lease: `${lease.namespace}/${lease.name}`,
+        holders,
+      })
+    },
+  })
 }
 
 /** The parent loops' view of the ring: which parents this replica owns, and who drains. */
@@ -145,7 +223,51 @@ function parentShard(
           owned: (controller: string, count: number) => {
             metrics.owned(controller, count)
           },
+          waiting: (controller: string, count: number) => {
+            metrics.waiting(controller, count)
+          },
         }),
+  }
+}
+
+/**
+ * The sharded informers' list-watchers: with the selection's shard selector when server-side,
+ * logging and counting each fallback once; whole otherwise. Both count what they receive.
+ */
+function shardedWatches(
+  selection: ShardSelection,
+  { field, log, metrics, serverSideWatches }: EngineShardingOptions
+): ShardedWatches {
+  return {
+    listWatchers: (client) => (ref, scope) =>
+      shardedListWatcher({
+        source: (shardSelector) =>
+          dynamicListWatcher(
+            client,
+            ref,
+            shardSelector === undefined ? scope : { ...scope, shardSelector }
+          ),
+        selection,
+        serverSide: serverSideWatches ?? true,
+        onReceived: (collection, count) => {
+          metrics?.received(collection, count)
+        },
+        onHeld: (collection, count) => {
+          metrics?.held(collection, count)
+        },
+        onFallback: (collection, object) => {
+          log.warn(
+            'the API server ignored the shard selector; filtering this collection on the client ' +
+              '(turn on the ShardedListAndWatch feature gate of the API server to cache less)',
+            {
+              collection,
+              outside: `${object.metadata.namespace ?? ''}/${object.metadata.name ?? ''}`,
+            }
+          )
+          metrics?.fellBack(collection)
+        },
+      }),
+    shardsChildren: (ref) => field === 'namespace' && ref.namespaced,
   }
 }
 

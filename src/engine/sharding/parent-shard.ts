@@ -5,6 +5,8 @@
  * @module
  */
 import type { KubeObject } from '../../core/kube-object.js'
+import type { DynamicClient, ResourceRef } from '../../kube/dynamic-client.js'
+import type { ListWatcherFactory } from '../../runtime/shared-informers.js'
 
 /** A running parent loop, as sharding drives it. */
 export interface ShardParticipant {
@@ -12,6 +14,8 @@ export interface ShardParticipant {
   drain(): Promise<void>
   /** Enqueues every owned parent (ownership grew: events of those parents were dropped). */
   resync(): void
+  /** Counts the cached parents for which `moves` tells, and reports them as waiting. */
+  handoff(moves: (parent: KubeObject) => boolean): void
 }
 
 /** This replica's share of the parents; see `startEngineSharding`. */
@@ -24,4 +28,22 @@ export interface ParentShard {
   dropped?(controller: string, count: number): void
   /** Reports how many parents a controller owns after a ring change (a metric). */
   owned?(controller: string, count: number): void
+  /** Reports how many of a controller's parents wait for a handoff to end (a metric). */
+  waiting?(controller: string, count: number): void
+  /** Sharded informers of parents (and children hashed alike); absent: shared, whole ones. */
+  readonly watches?: ShardedWatches
+}
+
+/**
+ * Sharded informers: which collections are sharded, and how they are read (with the API
+ * server's shard selector, or whole and filtered here).
+ */
+export interface ShardedWatches {
+  /** The list-watchers of sharded collections over the engine's client. */
+  listWatchers(client: DynamicClient): ListWatcherFactory
+  /**
+   * Whether a child collection is sharded as its parents are: only when a child hashes as its
+   * parent, i.e. sharding by namespace and the child is namespaced (in its parent's namespace).
+   */
+  shardsChildren(ref: ResourceRef): boolean
 }

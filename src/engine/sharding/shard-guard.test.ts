@@ -12,7 +12,9 @@ function parent(name: string): KubeObject {
 function setup(owned: Set<string>) {
   const participants: ShardParticipant[] = []
   const dropped: number[] = []
+  const waiting: number[] = []
   const shard: ParentShard = {
+    waiting: (_name, count) => waiting.push(count),
     owns: (p) => owned.has(p.metadata.name ?? ''),
     register: (p) => {
       participants.push(p)
@@ -28,7 +30,7 @@ function setup(owned: Set<string>) {
     allKeys: () => ['a', 'b'],
     enqueue: (keys) => resyncs.push(keys.length),
   })
-  return { guard, participants, dropped, resyncs }
+  return { guard, participants, dropped, resyncs, waiting }
 }
 
 describe('ShardGuard', () => {
@@ -44,6 +46,28 @@ describe('ShardGuard', () => {
     assert.deepEqual(await guard.run('a', sync), Action.requeue(5))
     assert.deepEqual(await guard.run('b', sync), Action.awaitChange())
     assert.equal(synced, 1)
+  })
+
+  it('lets a failed sync fail to the loop only, and forgets it, so nothing is left unhandled', async () => {
+    const owned = new Set(['a'])
+    const { guard } = setup(owned)
+    const unhandled: unknown[] = []
+    const onUnhandled = (reason: unknown): void => {
+      unhandled.push(reason)
+    }
+    process.on('unhandledRejection', onUnhandled)
+    try {
+      await assert.rejects(
+        guard.run('a', () => Promise.reject(new Error('write refused'))),
+        /write refused/
+      )
+      await new Promise((resolve) => setImmediate(resolve))
+      owned.delete('a')
+      await guard.drain()
+      assert.deepEqual(unhandled, [])
+    } finally {
+      process.off('unhandledRejection', onUnhandled)
+    }
   })
 
   it('drains: waits for an in-flight sync of a parent no longer owned, not for owned ones', async () => {
@@ -74,14 +98,38 @@ describe('ShardGuard', () => {
     assert.equal(drained, true)
   })
 
-  it('registers with the shard while started, so handoffs drain and resync it', async () => {
-    const { guard, participants, resyncs } = setup(new Set(['b']))
+  it('registers with the shard while started, so handoffs count, drain and resync it', async () => {
+    const { guard, participants, resyncs, waiting } = setup(new Set(['b']))
     guard.start()
     assert.equal(participants.length, 1)
+    participants[0]?.handoff((p) => p.metadata.name === 'a')
+    assert.deepEqual(waiting, [1], 'the moving parent waits')
     participants[0]?.resync()
     assert.deepEqual(resyncs, [1], 'only the owned parent is enqueued')
+    assert.deepEqual(waiting, [1, 0], 'nothing waits once a ring is served')
     await participants[0]?.drain()
     guard.stop()
     assert.equal(participants.length, 0)
+  })
+
+  it('a failed sync fails for its caller only: nothing is left unhandled to end the process', async () => {
+    const { guard } = setup(new Set(['a']))
+    const unhandled: unknown[] = []
+    const onUnhandled = (reason: unknown): void => {
+      unhandled.push(reason)
+    }
+    process.on('unhandledRejection', onUnhandled)
+    try {
+      await assert.rejects(
+        guard.run('a', () => Promise.reject(new Error('hook failed'))),
+        /hook failed/
+      )
+      // Unhandled rejections are reported after the microtask queue drains.
+      await new Promise((resolve) => setImmediate(resolve))
+      await guard.drain()
+    } finally {
+      process.off('unhandledRejection', onUnhandled)
+    }
+    assert.deepEqual(unhandled, [])
   })
 })

@@ -24,7 +24,7 @@ export interface ShardGuardOptions {
 /** Filters and tracks one parent loop's keys. */
 export class ShardGuard {
   readonly #options: ShardGuardOptions
-  readonly #inFlight = new Map<string, Promise<unknown>>()
+  readonly #inFlight = new Map<string, Promise<void>>()
   #unregister: (() => void) | undefined
 
   constructor(options: ShardGuardOptions) {
@@ -59,9 +59,12 @@ export class ShardGuard {
       return Promise.resolve(Action.awaitChange())
     }
     const running = sync()
-    const tracked = running.finally(() => {
-      if (this.#inFlight.get(key) === tracked) this.#inFlight.delete(key)
-    })
+    // Settles either way: the loop handles a failed sync through `running`; a rejection of
+    // this copy would be unhandled (and end the process) whenever no drain waits on it.
+    const settled = (): void => {
+      this.#settled(key, tracked)
+    }
+    const tracked: Promise<void> = running.then(settled, settled)
     this.#inFlight.set(key, tracked)
     return running
   }
@@ -71,10 +74,15 @@ export class ShardGuard {
     for (;;) {
       const pending = [...this.#inFlight]
         .filter(([key]) => !this.owns(key))
-        .map(([, running]) => running.catch(() => undefined))
+        .map(([, running]) => running)
       if (pending.length === 0) return
       await Promise.all(pending)
     }
+  }
+
+  /** Forgets a key's sync once it ended, unless a newer sync of that key is tracked. */
+  #settled(key: string, tracked: Promise<void>): void {
+    if (this.#inFlight.get(key) === tracked) this.#inFlight.delete(key)
   }
 
   /** Takes part in handoffs from now on. */
@@ -85,7 +93,16 @@ export class ShardGuard {
         const keys = this.#options.allKeys()
         const owned = keys.filter((key) => this.owns(key))
         this.#options.shard.owned?.(this.#options.name, owned.length)
+        this.#options.shard.waiting?.(this.#options.name, 0)
         this.#options.enqueue(owned)
+      },
+      handoff: (moves) => {
+        const { parentOf, allKeys, shard, name } = this.#options
+        const moving = allKeys().filter((key) => {
+          const parent = parentOf(key)
+          return parent !== undefined && moves(parent)
+        })
+        shard.waiting?.(name, moving.length)
       },
     })
   }

@@ -13,6 +13,10 @@ export class ShardMetrics {
   readonly #handoffs: Counter
   readonly #owned: Gauge<'controller'>
   readonly #dropped: Counter<'controller'>
+  readonly #waiting: Gauge<'controller'>
+  readonly #fallbacks: Counter<'resource'>
+  readonly #received: Counter<'resource'>
+  readonly #held: Gauge<'resource'>
 
   constructor(registry: Registry) {
     const registers = [registry]
@@ -38,6 +42,30 @@ export class ShardMetrics {
       labelNames: ['controller'],
       registers,
     })
+    this.#waiting = new Gauge({
+      name: 'metacontroller_shard_parents_waiting',
+      help: 'Cached parents of a hosted controller whose owner changes in the ring this replica announced, until that ring is agreed (0 when no handoff is under way)',
+      labelNames: ['controller'],
+      registers,
+    })
+    this.#fallbacks = new Counter({
+      name: 'metacontroller_shard_server_side_fallbacks_total',
+      help: 'Collections whose API server ignored the shard selector (feature gate ShardedListAndWatch off, or an older server): filtered on the client instead',
+      labelNames: ['resource'],
+      registers,
+    })
+    this.#received = new Counter({
+      name: 'metacontroller_shard_received_objects_total',
+      help: 'Objects a sharded collection received from the API server: listed items and watch events (bookmarks aside)',
+      labelNames: ['resource'],
+      registers,
+    })
+    this.#held = new Gauge({
+      name: 'metacontroller_shard_cached_objects',
+      help: 'Objects a sharded collection holds in its cache',
+      labelNames: ['resource'],
+      registers,
+    })
   }
 
   /** A ring was agreed; `first` when it is this replica's first. */
@@ -49,6 +77,26 @@ export class ShardMetrics {
   /** The parents a controller owns, counted at a ring change. */
   owned(controller: string, count: number): void {
     this.#owned.set({ controller }, count)
+  }
+
+  /** Parents of a controller waiting for a handoff to end. */
+  waiting(controller: string, count: number): void {
+    this.#waiting.set({ controller }, count)
+  }
+
+  /** A collection's server ignored the shard selector. */
+  fellBack(resource: string): void {
+    this.#fallbacks.inc({ resource })
+  }
+
+  /** Objects a sharded collection received. */
+  received(resource: string, count: number): void {
+    this.#received.inc({ resource }, count)
+  }
+
+  /** Objects a sharded collection holds. */
+  held(resource: string, count: number): void {
+    this.#held.set({ resource }, count)
   }
 
   /** Parent keys a controller dropped. */

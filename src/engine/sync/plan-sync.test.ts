@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import type { KubeObject } from '../../core/kube-object.js'
-import { InvalidDesiredChildError } from '../children/desired-children.js'
+import { InvalidDesiredChildError } from '../../api/desired-children.js'
 import { planSync } from './plan-sync.js'
 import type { SyncRules } from './plan-sync.js'
 

@@ -7,8 +7,8 @@
  */
 import type { KubeObject } from '../../core/kube-object.js'
 import type { ObjectsByType } from '../../api/hook-model.js'
-import { prepareDesiredChildren } from '../children/desired-children.js'
-import type { DesiredChildren, DesiredChildrenRules } from '../children/desired-children.js'
+import { prepareDesiredChildren } from '../../api/desired-children.js'
+import type { DesiredChildren, DesiredChildrenRules } from '../../api/desired-children.js'
 import { planChildren } from '../children/plan-children.js'
 import type { ChildPlan, ChildType } from '../children/plan-children.js'
 

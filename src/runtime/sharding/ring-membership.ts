@@ -66,6 +66,12 @@ export interface RingMembershipOptions {
   readonly drain: () => Promise<void>
   /** Called after ownership changed to a newly agreed ring (e.g. to enqueue every owned parent). */
   readonly onServe?: (ring: HashRing) => void
+  /**
+   * Called when this member's view of the live members changed, before it drains and announces
+   * it: `view` is the ring that will be agreed if every member sees the same (e.g. to count the
+   * parents that move).
+   */
+  readonly onView?: (view: HashRing) => void
 }
 
 /** The name of a member's Lease: the ring and a hash of the identity (any identity fits). */
@@ -197,7 +203,9 @@ export class RingMembership {
     const live = this.#table.live(this.#now(), this.#leaseMs, this.identity)
     const id = viewId(live)
     if (id !== this.#announced) {
-      this.#ownership.narrow(new HashRing(live, this.#options.virtualNodes))
+      const view = new HashRing(live, this.#options.virtualNodes)
+      this.#ownership.narrow(view)
+      this.#options.onView?.(view)
       await this.#options.drain()
       this.#announced = id
       await this.#renew(signal)
