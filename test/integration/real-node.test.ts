@@ -32,12 +32,6 @@ import { mountedElsewhere } from '../../src/cluster/real-node/created-dirs-regis
 
 const PODS = { group: '', version: 'v1', resource: 'pods', namespaced: true } as const
 const SERVICES = { group: '', version: 'v1', resource: 'services', namespaced: true } as const
-const INGRESSES = {
-  group: 'networking.k8s.io',
-  version: 'v1',
-  resource: 'ingresses',
-  namespaced: true,
-} as const
 const PVCS = {
   group: '',
   version: 'v1',
@@ -45,6 +39,12 @@ const PVCS = {
   namespaced: true,
 } as const
 const PVS = { group: '', version: 'v1', resource: 'persistentvolumes', namespaced: false } as const
+const INGRESSES = {
+  group: 'networking.k8s.io',
+  version: 'v1',
+  resource: 'ingresses',
+  namespaced: true,
+} as const
 const ENDPOINTS = { group: '', version: 'v1', resource: 'endpoints', namespaced: true } as const
 
 function hostSysctls(): Record<string, string> {

@@ -71,11 +71,8 @@ async function up(io: CliIo, opts: UpOptions): Promise<void> {
   if (opts.runtime !== 'kwok') {
     throw new CliError(`--runtime must be kwok or containerd, got "${opts.runtime}"`)
   }
-  if (opts.image.length > 0) {
-    throw new CliError('--image needs --runtime containerd: simulated nodes run no images')
-  }
-  if (opts.publish.length > 0) {
-    throw new CliError('--publish needs --runtime containerd: simulated nodes have no node ports')
+  if (opts.publish.length > 0 || opts.image.length > 0) {
+    throw new CliError('--publish and --image need a real node: add --runtime containerd')
   }
   const binaries = findControlPlaneBinaries()
   io.err(`Starting a local control plane in ${dir}`)
@@ -116,9 +113,9 @@ async function upRealNode(io: CliIo, dir: string, opts: UpOptions): Promise<void
     dir,
     crds: opts.crd,
     simulatedNodes: parseNodes(opts.nodes ?? '0'),
-    images: opts.image,
     ...(opts.port === undefined ? {} : { apiServerPort: parsePort(opts.port) }),
     publish: opts.publish.map(published),
+    images: opts.image,
     onProgress: (message) => {
       io.err(`  ${message}`)
     },

@@ -49,9 +49,9 @@ export interface SupervisorOptions {
   readonly simulatedNodes: number
   readonly startTimeoutMs: number
   /** Node ports forwarded from the host (see published-port.ts). */
-  readonly publish?: readonly PublishedPort[]
-  /** Extra image archives: imported, and served by the cluster's image mirror (image-mirror.ts). */
-  readonly images?: readonly string[]
+  readonly publish: readonly PublishedPort[]
+  /** Image archives imported besides pause and web, and served by the cluster's image mirror (image-mirror.ts). */
+  readonly images: readonly string[]
 }
 
 const SERVICE_ACCOUNTS = {
@@ -74,7 +74,7 @@ async function startNode(
   options: SupervisorOptions
 ): Promise<void> {
   const timeoutMs = options.startTimeoutMs
-  const extra = options.images ?? []
+  const extra = options.images
   writeNodeConfig(layout, paths, plane.kubeconfigPath)
   let started = Date.now()
   const containerd = await startContainerd(layout, paths, timeoutMs)
@@ -173,7 +173,7 @@ async function supervise(options: SupervisorOptions): Promise<void> {
     `tcp:127.0.0.1:${options.apiServerPort}`
   )
   record(startForwarder(layout, 'apiserver-forwarder-inside', forwarder.args, forwarder.command))
-  for (const port of options.publish ?? []) {
+  for (const port of options.publish) {
     const published = forwarderCommand(
       `unix:${publishedPortSocket(options.dir, port)}`,
       `tcp:${NODE_IP}:${port.nodePort}`

@@ -53,8 +53,8 @@ export interface RealNodeClusterOptions {
   /** Node ports the host reaches on 127.0.0.1 (kind's `extraPortMappings`). */
   readonly publish?: readonly PublishedPort[]
   /**
-   * More image archives (e.g. tools/node/example-images.sh's): imported into containerd and
-   * served by the cluster's image mirror, so Pods pulled `Always` get them too (image-mirror.ts).
+   * More image archives (e.g. tools/node/example-images.sh's): imported into containerd before the
+   * kubelet starts and served by the cluster's image mirror, so Pods pulled `Always` get them too.
    */
   readonly images?: readonly string[]
 }
