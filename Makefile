@@ -58,7 +58,7 @@ build: install
 unit: install
 	npm run test:unit
 
-integration: install controlplane node
+integration: install controlplane node examples
 	npm run test:integration
 
 helm:
@@ -74,7 +74,7 @@ demo: install controlplane
 
 # The walkthrough for real (scripts/demo-real.ts): images built without Docker (tools/node/app-images.sh),
 # a real node, the engine's chart, Traefik, curl through the ingress.
-demo-real: install controlplane node helm
+demo-real: install controlplane node examples helm
 	node --import tsx scripts/demo-real.ts
 
 run: install controlplane

@@ -13,11 +13,13 @@ const CACHE = join(process.env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache'), '
 const NEEDED = [
   join(CACHE, 'helm/v4.3.2/helm'),
   join(CACHE, 'controlplane/traefik-v3.6.12/traefik'),
+  join(CACHE, 'controlplane/image-mirror-1-ggcr-v0.22.1/image-mirror'),
 ]
-// `make e2e` builds both first (make node, make helm); the script would otherwise spend the
+// `make e2e` builds them first (make node, examples, helm); the script would otherwise spend the
 // Traefik build (an hour on loaded cores) inside the test.
 const MISSING = NEEDED.filter((p) => !existsSync(p))
-const SKIP = MISSING.length === 0 ? false : `not built: ${MISSING.join(', ')}; run make node helm`
+const SKIP =
+  MISSING.length === 0 ? false : `not built: ${MISSING.join(', ')}; run make node examples helm`
 
 function runDemo(): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {

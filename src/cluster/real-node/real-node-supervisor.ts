@@ -123,7 +123,7 @@ function startForwarder(
 async function supervise(options: SupervisorOptions): Promise<void> {
   const layout = realNodeLayout(options.dir)
   const paths = requireRealNodePrerequisites()
-  if ((options.images ?? []).length > 0) requireImageMirror(options.images ?? [])
+  if (options.images.length > 0) requireImageMirror(options.images)
   const cgroupMounts = hostCgroupV1Mounts()
   setUpNodeNetwork()
   maskGlobalSysctls(layout.sysctlDir)
