@@ -11,10 +11,7 @@ import { objectKey } from '../core/object-key.js'
 import type { ResourceRef } from '../kube/dynamic-client.js'
 import type { ObjectClient } from '../kube/object-client.js'
 import { silentLogger } from '../runtime/logger.js'
-import { ObjectStore } from '../runtime/object-store.js'
-import type { ObjectReader } from '../runtime/object-store.js'
 import { InvalidDesiredChildError } from '../api/desired-children.js'
-import type { EventSink } from '../engine/events/event-recorder.js'
 import type { SyncPlan } from '../engine/sync/plan-sync.js'
 import type { ChildType } from '../engine/children/plan-children.js'
 import { writtenPlan } from '../engine/sync/written-plan.js'
@@ -23,14 +20,10 @@ import { runSync } from '../engine/sync/run-sync.js'
 import type { SyncAnswer, SyncResponse, SyncStrategy } from '../engine/sync/run-sync.js'
 import { WriteRecorder } from '../engine/sync/write-recorder.js'
 import type { RecordedWrite } from '../engine/sync/write-recorder.js'
-import { FakeCluster } from '../in-memory/fake-cluster.js'
-import { OfflineError } from './offline-error.js'
-import { messageOf } from './offline-error.js'
+import type { FakeCluster } from '../in-memory/fake-cluster.js'
+import { messageOf, OfflineError } from './offline-error.js'
 import type { OfflineHooks } from './offline-hooks.js'
 import { writtenChildren } from './written-children.js'
-
-/** Events a render's sync asks for go nowhere: there is no cluster to record them in. */
-export const NO_EVENTS: EventSink = { record: () => undefined }
 
 /** What one render captured of the engine's pipeline. */
 export interface OfflineSyncRun<Observed, Answer> extends OfflineRun {
@@ -72,42 +65,6 @@ export interface OfflineSync<
   observed?(parent: KubeObject, observed: Observed): void
   /** The child types of the plan, once the answer corrected the kinds. */
   types(observed: Observed): ReadonlyMap<string, ChildType>
-}
-
-/** Builds a cache of one resource from the cluster's objects, as an informer would hold it. */
-export function cacheOf(cluster: FakeCluster, ref: ResourceRef): ObjectReader {
-  const store = new ObjectStore()
-  for (const object of cluster.objects(ref)) store.upsert(object)
-  return store
-}
-
-/** Seeds a cluster with the parent and every other object given, by resource. */
-export function seedCluster(
-  parentRef: ResourceRef,
-  parent: KubeObject,
-  objects: Iterable<readonly [ResourceRef, readonly KubeObject[]]>
-): FakeCluster {
-  const cluster = new FakeCluster()
-  try {
-    cluster.seed(parentRef, parent)
-    for (const [ref, list] of objects) for (const object of list) cluster.seed(ref, object)
-  } catch (error) {
-    throw new OfflineError(`cannot render: ${messageOf(error)}`)
-  }
-  return cluster
-}
-
-/**
- * The parent as the engine sees it once it is being deleted while the controller's finalizer
- * holds it: what makes the pipeline call the finalize hook (`--finalizing`).
- */
-export function asDeleting(parent: KubeObject, finalizer: string): KubeObject {
-  const deleting = structuredClone(parent)
-  const metadata = deleting.metadata
-  metadata.deletionTimestamp ??= new Date().toISOString().replace(/\.\d+Z$/, 'Z')
-  const finalizers = metadata.finalizers ?? []
-  if (!finalizers.includes(finalizer)) metadata.finalizers = [...finalizers, finalizer]
-  return deleting
 }
 
 interface Capture<Observed, Answer> {

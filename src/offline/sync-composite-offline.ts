@@ -35,7 +35,8 @@ import type { OfflineInputs, ResolvedRule } from './offline-resource.js'
 import type { OfflineHookOptions } from './offline-hooks.js'
 import { offlineHooks } from './offline-hooks.js'
 import type { OfflineHookKind } from './offline-hooks.js'
-import { asDeleting, cacheOf, NO_EVENTS, runOfflineSync, seedCluster } from './run-offline-sync.js'
+import { runOfflineSync } from './run-offline-sync.js'
+import { asDeleting, cacheOf, NO_EVENTS, seedCluster } from './seed-cluster.js'
 import type { OfflineRun } from './run-offline-sync.js'
 
 /** What a composite render produced. */
