@@ -8,10 +8,11 @@ SHELL := bash
 
 NODE_STAMP := node_modules/.package-lock.json
 
-.PHONY: help install controlplane node examples helm check unit integration e2e build test demo run bench bench-large fuzz clean
+.PHONY: help install controlplane node examples helm check unit integration e2e build test demo demo-real run bench bench-large fuzz clean
 
 help:
 	@echo "make demo          run the PodService demo on a local control plane (builds it on first use)"
+	@echo "make demo-real     the PodService walkthrough on a real node: engine in-cluster (chart), Traefik, curl (root)"
 	@echo "make run           start the control plane, engine and PodService hook, and keep them running"
 	@echo "make test          format check, lint, type-check, unit, integration and e2e tests"
 	@echo "make controlplane  build or reuse etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok"
@@ -34,9 +35,11 @@ controlplane:
 
 # The real node (`metactl cluster up --runtime containerd`): tools/node/build.sh also installs the
 # Debian packages it needs (iptables, conntrack, libseccomp-dev, busybox-static) when missing.
+# Traefik is the real node's ingress controller (`make demo-real`).
 node:
 	@tools/node/build.sh >/dev/null
 	@tools/node/images.sh >/dev/null
+	@tools/traefik/build.sh >/dev/null
 
 # Upstream's examples on the real node (test/e2e/upstream-examples-real-node.test.ts): nginx,
 # busybox and jsonnetd images, tools/jsonnetd for their Jsonnet hooks, and the image mirror.
@@ -68,6 +71,11 @@ test: check unit build integration e2e
 
 demo: install controlplane
 	node --import tsx scripts/demo.ts
+
+# The walkthrough for real (scripts/demo-real.ts): images built without Docker (tools/node/app-images.sh),
+# a real node, the engine's chart, Traefik, curl through the ingress.
+demo-real: install controlplane node helm
+	node --import tsx scripts/demo-real.ts
 
 run: install controlplane
 	node --import tsx scripts/run-podservice.ts

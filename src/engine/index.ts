@@ -24,6 +24,8 @@ export type {
 export type { DecoratorHooks } from '../api/controller-hooks.js'
 export type { SyncController, SyncObserver, SyncReport } from './sync/sync-observer.js'
 export { summarizeWrites, writeKey } from './sync/write-recorder.js'
+export { writtenPlan } from './sync/written-plan.js'
+export type { PlanEntry, WrittenPlan } from './sync/written-plan.js'
 export type { RecordedWrite, WriteMethod, WriteSummary } from './sync/write-recorder.js'
 export type { SyncPlan } from './sync/plan-sync.js'
 export {

@@ -72,10 +72,25 @@ describe('metactl cluster', () => {
     assert.match(stderr, /--nodes must be an integer from 0 to 256, got "two"/)
   })
 
-  it('refuses --image on simulated nodes, which run no images', async () => {
-    const { code, stderr } = await metactl(['cluster', 'up', '--dir', dir, '--image', 'x.tar'])
-    assert.equal(code, 1)
-    assert.match(stderr, /--image needs --runtime containerd/)
+  it('refuses a --publish that is not HOSTPORT:NODEPORT, and --publish without a real node', async () => {
+    const bad = await metactl([
+      'cluster',
+      'up',
+      '--dir',
+      dir,
+      '--runtime',
+      'containerd',
+      '--publish',
+      '8080:80',
+    ])
+    assert.equal(bad.code, 1)
+    assert.match(
+      bad.stderr,
+      /--publish "8080:80": the node port must be in the NodePort range 30000-32767/
+    )
+    const kwok = await metactl(['cluster', 'up', '--dir', dir, '--publish', '8080:30080'])
+    assert.equal(kwok.code, 1)
+    assert.match(kwok.stderr, /--publish and --image need a real node: add --runtime containerd/)
   })
 
   it('names the missing binaries and the command that installs them', async () => {

@@ -40,7 +40,7 @@ describe('metactl completion', () => {
       'run render cluster init dev ring sync tree types version completion',
       'cluster',
       'install up status down',
-      '--dir --crd --port --nodes --runtime --feature-gates --audit-log --image --help',
+      '--dir --crd --port --nodes --runtime --feature-gates --audit-log --publish --image --help',
       'yaml json',
       'bash zsh fish',
       '--namespace',

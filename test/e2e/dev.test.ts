@@ -248,7 +248,7 @@ describe('metactl dev', { timeout: 240_000 }, () => {
     const broken = output.length
     writeFileSync(manifest, `${declared}\n  - : [\n`)
     await line(
-      /reload of the manifests failed \(deploy\/controller\.yaml changed\); the previous controllers keep running: deploy\/controller\.yaml: invalid YAML/,
+      /reload of the manifests failed \(deploy\/controller\.yaml changed\); the previous controllers keep running: deploy\/controller\.yaml: invalid YAML: .*\S$/,
       'the broken manifest reported',
       broken
     )

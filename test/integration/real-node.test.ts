@@ -21,6 +21,8 @@ import type { RealNodeState } from '../../src/cluster/real-node/real-node-state.
 import { namespacePids } from '../../src/cluster/real-node/stop-real-node-cluster.js'
 import type { KubeObject } from '../../src/core/kube-object.js'
 import { waitFor } from '../../src/runtime/wait-for.js'
+import { findFreePort } from '../../src/cluster/free-port.js'
+import { request } from 'node:http'
 import { KubeTransport } from '../../src/kube/kube-transport.js'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -37,6 +39,12 @@ const PVCS = {
   namespaced: true,
 } as const
 const PVS = { group: '', version: 'v1', resource: 'persistentvolumes', namespaced: false } as const
+const INGRESSES = {
+  group: 'networking.k8s.io',
+  version: 'v1',
+  resource: 'ingresses',
+  namespaced: true,
+} as const
 const ENDPOINTS = { group: '', version: 'v1', resource: 'endpoints', namespaced: true } as const
 
 function hostSysctls(): Record<string, string> {
@@ -94,9 +102,22 @@ describe('real node (containerd, kubelet, kube-proxy in namespaces of their own)
   const networkBefore = hostNetwork()
   let cluster: RealNodeCluster | undefined
   let state: RealNodeState | undefined
+  let publishedPort = 0
+  let ingressPort = 0
 
   before(async () => {
-    cluster = await startRealNodeCluster({ dir })
+    publishedPort = await findFreePort()
+    ingressPort = await findFreePort()
+    // The ingress controller's image (tools/traefik's binary; `make node` builds it).
+    const images = execFileSync('tools/node/app-images.sh', ['traefik'], { encoding: 'utf8' })
+    cluster = await startRealNodeCluster({
+      dir,
+      publish: [
+        { hostPort: publishedPort, nodePort: 30081 },
+        { hostPort: ingressPort, nodePort: 30080 },
+      ],
+      images: [join(images.trim(), 'traefik-v3.6.12.tar')],
+    })
     state = readRealNodeState(realNodeLayout(dir).stateFile)
   })
 
@@ -178,6 +199,89 @@ describe('real node (containerd, kubelet, kube-proxy in namespaces of their own)
       }
     )
     assert.match(page, /Hello from web/)
+  })
+
+  it('forwards a published 127.0.0.1 port of the host to a NodePort Service (--publish)', async () => {
+    const { cluster: c } = running()
+    await c.client.create(SERVICES, {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'web-node-port', namespace: 'default' },
+      spec: {
+        type: 'NodePort',
+        selector: { app: 'web' },
+        ports: [{ port: 80, targetPort: 8080, nodePort: 30081 }],
+      },
+    })
+    const page = await waitFor(
+      async () => {
+        try {
+          const res = await fetch(`http://127.0.0.1:${publishedPort}/`)
+          return res.ok ? await res.text() : undefined
+        } catch {
+          return undefined
+        }
+      },
+      { timeoutMs: 30_000, intervalMs: 500, description: 'the published port to answer' }
+    )
+    assert.match(page, /Hello from web/)
+  })
+
+  it('serves an Ingress through Traefik on a published 127.0.0.1 port', async () => {
+    const { cluster: c } = running()
+    const kubectl = (...args: string[]): string =>
+      execFileSync('kubectl', ['--kubeconfig', c.kubeconfigPath, ...args], { encoding: 'utf8' })
+    kubectl('apply', '-f', 'tools/traefik/ingress.yaml')
+    kubectl('-n', 'traefik', 'rollout', 'status', 'deployment/traefik', '--timeout=120s')
+    await c.client.create(INGRESSES, {
+      apiVersion: 'networking.k8s.io/v1',
+      kind: 'Ingress',
+      metadata: { name: 'web', namespace: 'default' },
+      spec: {
+        rules: [
+          {
+            host: 'web.local',
+            http: {
+              paths: [
+                {
+                  path: '/',
+                  pathType: 'Prefix',
+                  backend: { service: { name: 'web', port: { number: 80 } } },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    })
+    // fetch() drops a Host header (a forbidden header name); node:http sends it.
+    const get = (host: string): Promise<{ status: number; body: string }> =>
+      new Promise((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port: ingressPort, path: '/', headers: { host } })
+        req.on('response', (res) => {
+          let body = ''
+          res.on('data', (chunk: Buffer) => (body += chunk.toString()))
+          res.on('end', () => {
+            resolve({ status: res.statusCode ?? 0, body })
+          })
+        })
+        req.on('error', reject)
+        req.end()
+      })
+    const page = await waitFor(
+      async () => {
+        try {
+          const res = await get('web.local')
+          return res.status === 200 ? res.body : undefined
+        } catch {
+          return undefined
+        }
+      },
+      { timeoutMs: 30_000, intervalMs: 500, description: 'Traefik to route web.local' }
+    )
+    assert.match(page, /Hello from web/)
+    // The route is the Ingress's: another host is not served.
+    assert.equal((await get('other.local')).status, 404)
   })
 
   it('lets a Pod reach the API server through the kubernetes Service, with a token mounted', async () => {

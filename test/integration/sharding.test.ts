@@ -125,8 +125,9 @@ describe('sharding', () => {
       useExistingCluster: false,
       nodes: 0,
       auditLogPath: auditLog,
-      // Filtering is client-side and works either way; the gate lets the last test compare the
-      // ring's ranges with the API server's own shard selection.
+      // The replicas' parent watches are sharded by the API server (server-side); the gate also
+      // lets the last test compare the ring's ranges with the server's own shard selection.
+      // sharding-gate-off.test.ts covers the server that ignores the selector.
       featureGates: { ShardedListAndWatch: true },
       crds: [...METACONTROLLER_CRDS, parentCrd.crd, childCrd.crd],
     })

@@ -19,6 +19,8 @@ import { startRealNodeCluster } from '../../cluster/real-node/start-real-node-cl
 import { stopRealNodeCluster } from '../../cluster/real-node/stop-real-node-cluster.js'
 import { removeVolumes } from '../../cluster/host-path-storage.js'
 import { readRealNodeState } from '../../cluster/real-node/real-node-state.js'
+import { parsePublishedPort } from '../../cluster/real-node/published-port.js'
+import type { PublishedPort } from '../../cluster/real-node/published-port.js'
 import { realNodeLayout } from '../../cluster/real-node/real-node-layout.js'
 import { CliError } from '../cli-error.js'
 import { installClusterBinaries } from './cluster-install.js'
@@ -45,6 +47,7 @@ interface UpOptions {
   readonly runtime: string
   readonly featureGates?: string
   readonly auditLog?: string
+  readonly publish: string[]
   readonly image: string[]
 }
 
@@ -68,8 +71,8 @@ async function up(io: CliIo, opts: UpOptions): Promise<void> {
   if (opts.runtime !== 'kwok') {
     throw new CliError(`--runtime must be kwok or containerd, got "${opts.runtime}"`)
   }
-  if (opts.image.length > 0) {
-    throw new CliError('--image needs --runtime containerd: simulated nodes run no images')
+  if (opts.publish.length > 0 || opts.image.length > 0) {
+    throw new CliError('--publish and --image need a real node: add --runtime containerd')
   }
   const binaries = findControlPlaneBinaries()
   io.err(`Starting a local control plane in ${dir}`)
@@ -110,8 +113,9 @@ async function upRealNode(io: CliIo, dir: string, opts: UpOptions): Promise<void
     dir,
     crds: opts.crd,
     simulatedNodes: parseNodes(opts.nodes ?? '0'),
-    images: opts.image,
     ...(opts.port === undefined ? {} : { apiServerPort: parsePort(opts.port) }),
+    publish: opts.publish.map(published),
+    images: opts.image,
     onProgress: (message) => {
       io.err(`  ${message}`)
     },
@@ -121,6 +125,14 @@ async function upRealNode(io: CliIo, dir: string, opts: UpOptions): Promise<void
   io.out(`kubeconfig: ${cluster.kubeconfigPath}`)
   io.out(`export KUBECONFIG=${cluster.kubeconfigPath}`)
   io.out(`Stop it with: metactl cluster down --dir ${dir}`)
+}
+
+function published(text: string): PublishedPort {
+  try {
+    return parsePublishedPort(text)
+  } catch (error) {
+    throw new CliError(`--publish ${error instanceof Error ? error.message : String(error)}`)
+  }
 }
 
 function parseNodes(text: string): number {
@@ -235,30 +247,9 @@ async function downRealNode(io: CliIo, dir: string): Promise<void> {
   io.out('namespaces, cgroup and mounts removed')
 }
 
-/** Builds `metactl cluster install|up|status|down`. */
-export function clusterCommand(io: CliIo, setExitCode: (code: number) => void): Command {
-  const cluster = new Command('cluster').description(
-    'run a local Kubernetes cluster (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, simulated nodes) on 127.0.0.1'
-  )
-  cluster
-    .command('install')
-    .description(
-      "build the local cluster's binaries from Go modules (once; needs Go >= 1.26); does nothing when they are installed"
-    )
-    .addHelpText(
-      'after',
-      [
-        '',
-        'Runs the build scripts shipped in the package (tools/controlplane/build.sh and',
-        'tools/kwok/build.sh) for the binaries that are missing, into',
-        '$XDG_CACHE_HOME/metacontroller-ts/controlplane (or $METACTL_CONTROLPLANE_BIN and',
-        '$METACTL_KWOK_BIN). A cold build takes about 16 min on 2 idle cores, up to an hour on busy ones.',
-      ].join('\n')
-    )
-    .action(async () => {
-      await installClusterBinaries({ io })
-    })
-  cluster
+// `cluster up` and its options.
+function addUpCommand(cluster: Command, io: CliIo): Command {
+  return cluster
     .command('up')
     .description('start a local control plane in the background and print its kubeconfig')
     .addOption(dirOption())
@@ -286,6 +277,13 @@ export function clusterCommand(io: CliIo, setExitCode: (code: number) => void): 
     )
     .option('--audit-log <path>', "write kube-apiserver's audit log of writes (JSON lines) here")
     .option(
+      '--publish <hostPort:nodePort>',
+      "with --runtime containerd: forward 127.0.0.1:hostPort to the real node's nodePort " +
+        '(a NodePort Service, e.g. an ingress controller; repeatable)',
+      collect,
+      []
+    )
+    .option(
       '--image <archive>',
       'with --runtime containerd: an image archive to import and serve to Always pulls ' +
         '(repeatable; e.g. from tools/node/example-images.sh)',
@@ -295,6 +293,32 @@ export function clusterCommand(io: CliIo, setExitCode: (code: number) => void): 
     .action(async (opts: UpOptions) => {
       await up(io, opts)
     })
+}
+
+/** Builds `metactl cluster install|up|status|down`. */
+export function clusterCommand(io: CliIo, setExitCode: (code: number) => void): Command {
+  const cluster = new Command('cluster').description(
+    'run a local Kubernetes cluster (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, simulated nodes) on 127.0.0.1'
+  )
+  cluster
+    .command('install')
+    .description(
+      "build the local cluster's binaries from Go modules (once; needs Go >= 1.26); does nothing when they are installed"
+    )
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Runs the build scripts shipped in the package (tools/controlplane/build.sh and',
+        'tools/kwok/build.sh) for the binaries that are missing, into',
+        '$XDG_CACHE_HOME/metacontroller-ts/controlplane (or $METACTL_CONTROLPLANE_BIN and',
+        '$METACTL_KWOK_BIN). A cold build takes about 16 min on 2 idle cores, up to an hour on busy ones.',
+      ].join('\n')
+    )
+    .action(async () => {
+      await installClusterBinaries({ io })
+    })
+  addUpCommand(cluster, io)
   cluster
     .command('status')
     .description('show whether the control plane in --dir is running and ready (exit 1 if not)')

@@ -28,16 +28,40 @@ const write = (method: RecordedWrite['method'], object: KubeObject, ref = MAPS):
   name: object.metadata.name ?? '',
   ...(method === 'delete' ? {} : { sent: object, result: object }),
 })
-/** A plan that desires `desired` and deletes `deleted`, as far as the lines read it. */
-const plan = (desired: KubeObject[], deleted: KubeObject[] = []): SyncPlan =>
-  ({
-    desired: new Map([['ConfigMap.v1', new Map(desired.map((o) => [o.metadata.name, o]))]]),
-    children: { delete: deleted.map((object) => ({ object })), recreate: [] },
-  }) as unknown as SyncPlan
+/** A plan of `steps` (each a write the engine planned) that keeps `unchanged` as they are. */
+const plan = (
+  steps: readonly { op: 'create' | 'update' | 'delete'; object: KubeObject }[],
+  unchanged: readonly KubeObject[] = []
+): SyncPlan => {
+  const entry = (object: KubeObject) => ({
+    type: 'ConfigMap.v1',
+    key: `${object.metadata.namespace ?? ''}/${object.metadata.name ?? ''}`,
+    object,
+  })
+  return {
+    desired: new Map(),
+    children: {
+      steps: steps.map(({ op, object }) => ({
+        op,
+        ...entry(object),
+        ...(op === 'update' ? { method: 'InPlace', observed: object } : {}),
+      })),
+      unchanged: unchanged.map((object) => ({ op: 'unchanged', ...entry(object) })),
+      skipped: [],
+      delete: [],
+      create: [],
+      update: [],
+      recreate: [],
+      failed: [],
+    },
+  } as unknown as SyncPlan
+}
 const report = (overrides: Partial<SyncReport>): SyncReport => ({
   controller: { kind: 'CompositeController', name: 'greeter' },
   parent,
   parentRef: PARENTS,
+  types: new Map([['ConfigMap.v1', { ref: MAPS, updateMethod: 'InPlace' as const }]]),
+  applyFrom: 0,
   hook: 'sync',
   plan: undefined,
   writes: [],
@@ -50,7 +74,14 @@ describe('metactl dev sync lines', () => {
   it('counts and names what the sync created, updated, deleted and left unchanged', () => {
     const lines = describeSyncReport(
       report({
-        plan: plan([cm('a'), cm('b'), cm('c')], [cm('old')]),
+        plan: plan(
+          [
+            { op: 'delete', object: cm('old') },
+            { op: 'create', object: cm('a') },
+            { op: 'update', object: cm('b') },
+          ],
+          [cm('c')]
+        ),
         writes: [
           write('delete', cm('old')),
           write('create', cm('a')),
@@ -71,7 +102,7 @@ describe('metactl dev sync lines', () => {
     const lines = describeSyncReport(
       report({
         controller: { kind: 'DecoratorController', name: 'labeler' },
-        plan: plan([other]),
+        plan: plan([{ op: 'create', object: other }]),
         writes: [write('update', parent, PARENTS), write('create', other)],
       }),
       '/p'
@@ -82,14 +113,17 @@ describe('metactl dev sync lines', () => {
     ])
   })
 
-  it('names a write the server refused, and the sync error after what was written', () => {
+  it('prints what was written before a write the server refused, and the sync error', () => {
     const refused: RecordedWrite = {
       ...write('create', cm('b')),
       error: new Error('quota exceeded'),
     }
     const lines = describeSyncReport(
       report({
-        plan: plan([cm('a'), cm('b')]),
+        plan: plan([
+          { op: 'create', object: cm('a') },
+          { op: 'create', object: cm('b') },
+        ]),
         writes: [write('create', cm('a')), refused],
         error: new Error('quota exceeded'),
       }),
@@ -97,7 +131,19 @@ describe('metactl dev sync lines', () => {
     )
     assert.deepEqual(lines, [
       '[greeter] sync Greeting ns/hi failed (wrote created 1 (ConfigMap a), updated 0, deleted 0, ' +
-        'unchanged 0, refused 1 (ConfigMap b: quota exceeded); status unchanged): Error: quota exceeded',
+        'unchanged 0; status unchanged): Error: quota exceeded',
+    ])
+  })
+
+  it('says when no planned child write was made, and why the server refused them', () => {
+    const lost: RecordedWrite = { ...write('create', cm('a')), error: new Error('already exists') }
+    const lines = describeSyncReport(
+      report({ plan: plan([{ op: 'create', object: cm('a') }]), writes: [lost] }),
+      '/p'
+    )
+    assert.deepEqual(lines, [
+      '[greeter] sync Greeting ns/hi: nothing written to the children, ' +
+        'refused 1 (create configmaps ns/a: already exists); status unchanged',
     ])
   })
 

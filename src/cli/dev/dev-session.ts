@@ -60,9 +60,9 @@ function watchedRules(controller: KubeObject): { apiVersion: string; resource: s
   )
 }
 
-/** A message for a person: an error's message, never its stack. */
+/** A message for a person, on the line it is part of: an error's first line, never its stack. */
 const messageOf = (error: unknown): string =>
-  error instanceof Error ? error.message : String(error)
+  (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? ''
 
 /** A running dev session. */
 export class DevSession {

@@ -10,8 +10,8 @@
 import { HookResponseError } from '../../api/hook-response-error.js'
 import { InvalidDesiredChildError } from '../../api/desired-children.js'
 import type { KubeObject } from '../../core/kube-object.js'
-import { summarizeWrites, writeKey } from '../../engine/index.js'
-import type { RecordedWrite, SyncReport } from '../../engine/index.js'
+import { writeKey, writtenPlan } from '../../engine/index.js'
+import type { PlanEntry, SyncReport } from '../../engine/index.js'
 import { NotSyncedError, RetryAfterError } from '../../runtime/reconcile-errors.js'
 import { describeHookError } from './hook-error.js'
 
@@ -36,20 +36,6 @@ function childName(parent: KubeObject, kind: string, namespace: string | undefin
   return `${kind} ${shown}`
 }
 
-/** The kind of a deleted child: the plan names it; without a plan, the resource does. */
-function deletedKind(report: SyncReport, write: RecordedWrite): string {
-  const planned = [
-    ...(report.plan?.children.delete ?? []),
-    ...(report.plan?.children.recreate ?? []),
-  ]
-  const match = planned.find(
-    (entry) =>
-      entry.object.metadata.name === write.name &&
-      entry.object.metadata.namespace === write.namespace
-  )
-  return match?.object.kind ?? write.ref.resource
-}
-
 /** `created 2 (ConfigMap a, ConfigMap b)`, or `deleted 0`. */
 function group(verb: string, names: readonly string[]): string {
   if (names.length === 0) return `${verb} 0`
@@ -58,53 +44,90 @@ function group(verb: string, names: readonly string[]): string {
   return `${verb} ${names.length} (${shown}${more})`
 }
 
+/** A plan entry's child as a line names it: its GVK key is `Kind.apiVersion`, its key `ns/name`. */
+function entryName(parent: KubeObject, entry: PlanEntry): string {
+  const kind = entry.type.slice(0, entry.type.indexOf('.'))
+  const slash = entry.key.indexOf('/')
+  const namespace = slash < 0 ? undefined : entry.key.slice(0, slash)
+  return childName(parent, kind, namespace, entry.key.slice(slash + 1))
+}
+
+/** The groups of a line, by the op of each child in the plan as carried out. */
+const GROUP_OF: Readonly<
+  Record<PlanEntry['op'], 'created' | 'updated' | 'deleted' | 'unchanged' | 'failed'>
+> = {
+  create: 'created',
+  update: 'updated',
+  // A recreate deletes now; the next sync creates, and says so.
+  recreate: 'deleted',
+  delete: 'deleted',
+  unchanged: 'unchanged',
+  skip: 'unchanged',
+  fail: 'failed',
+}
+
 /**
- * The children's part of a line, and what was written to the parent and revisions: the writes
- * summed up as `metactl render` sums them ({@link summarizeWrites}), each child named by its kind.
+ * The children's part of a line: the plan as the apply step's writes carried it out
+ * ({@link writtenPlan}, as `metactl render` prints it).
+ */
+function describeChildren(report: SyncReport): string {
+  const { parent, plan } = report
+  if (plan === undefined) return 'children untouched'
+  const writes = report.writes.slice(report.applyFrom ?? report.writes.length)
+  const written = writtenPlan({
+    plan,
+    types: report.types,
+    writes,
+    ...(report.error === undefined ? {} : { failure: report.error }),
+  })
+  if (!written.managed) {
+    // The engine left the children alone (a deleting parent), or every planned write lost a
+    // race with a cache that was behind (the next sync, woken by the change, catches up).
+    const refused = writes.filter((w) => w.error !== undefined)
+    if (refused.length === 0) return 'children left alone'
+    const shown = refused.map((w) => `${w.method} ${writeKey(w)}: ${messageOf(w.error)}`)
+    return `nothing written to the children, ${group('refused', shown)}`
+  }
+  const groups = { created: [], updated: [], deleted: [], unchanged: [], failed: [] } as Record<
+    (typeof GROUP_OF)[PlanEntry['op']],
+    string[]
+  >
+  for (const entry of written.entries) {
+    const error = entry.error === undefined ? '' : `: ${messageOf(entry.error)}`
+    groups[GROUP_OF[entry.op]].push(`${entryName(parent, entry)}${error}`)
+  }
+  const { failed, ...rest } = groups
+  return [
+    ...Object.entries(rest).map(([verb, names]) => group(verb, names)),
+    ...(failed.length === 0 ? [] : [group('failed', failed)]),
+  ].join(', ')
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}
+
+/**
+ * What a sync wrote: its children (see {@link describeChildren}), then the parent's own writes
+ * (finalizer, a decorator's labels) and status, and ControllerRevisions.
  */
 export function describeWrites(report: SyncReport): string {
   const { parent, parentRef } = report
-  const revisions = report.writes.filter((w) => w.ref.resource === 'controllerrevisions')
-  const summary = summarizeWrites(
-    report.writes.filter((w) => !revisions.includes(w)),
-    {
-      ref: parentRef,
-      namespace: parentRef.namespaced ? parent.metadata.namespace : undefined,
-      name: parent.metadata.name ?? '',
-    }
-  )
-  const names = new Map<string, string>()
-  for (const write of report.writes) {
-    const kind = write.sent?.kind ?? deletedKind(report, write)
-    names.set(writeKey(write), childName(parent, kind, write.namespace, write.name))
-  }
-  const shown = (keys: readonly string[]): string[] => [
-    ...new Set(keys.map((key) => names.get(key) ?? key)),
-  ]
-  const created = shown(summary.created)
-  const updated = shown(summary.updated).filter((name) => !created.includes(name))
-  const deleted = shown(summary.deleted)
-  const refused = shown(summary.failed.map((f) => f.key))
-  const touched = new Set([...created, ...updated, ...deleted, ...refused])
-  const unchanged = [...(report.plan?.desired.values() ?? [])]
-    .flatMap((byKey) => [...byKey.values()])
-    .map((o) => childName(parent, o.kind, o.metadata.namespace, o.metadata.name ?? ''))
-    .filter((name) => !touched.has(name))
-  const failed = summary.failed.map((f) => `${names.get(f.key) ?? f.key}: ${f.error}`)
+  const parentKey = writeKey({
+    ref: parentRef,
+    namespace: parentRef.namespaced ? parent.metadata.namespace : undefined,
+    name: parent.metadata.name ?? '',
+  })
+  const accepted = report.writes.filter((w) => w.error === undefined)
+  const toParent = (method: string): boolean =>
+    accepted.some((w) => w.method === method && writeKey(w) === parentKey)
+  const revisions = accepted.filter((w) => w.ref.resource === 'controllerrevisions').length
   const role = report.controller.kind === 'DecoratorController' ? 'target' : 'parent'
   return [
-    [
-      group('created', created),
-      group('updated', updated),
-      group('deleted', deleted),
-      ...(report.plan === undefined ? [] : [group('unchanged', unchanged)]),
-      ...(failed.length === 0 ? [] : [group('refused', failed)]),
-    ].join(', '),
-    ...(summary.parentUpdated ? [`${role} updated`] : []),
-    `status ${summary.statusWritten ? 'written' : 'unchanged'}`,
-    ...(revisions.length > 0
-      ? [`${revisions.length} revision write${revisions.length === 1 ? '' : 's'}`]
-      : []),
+    describeChildren(report),
+    ...(toParent('update') ? [`${role} updated`] : []),
+    `status ${toParent('updateStatus') ? 'written' : 'unchanged'}`,
+    ...(revisions > 0 ? [`${revisions} revision write${revisions === 1 ? '' : 's'}`] : []),
   ].join('; ')
 }
 
@@ -124,7 +147,7 @@ export function describeSyncReport(report: SyncReport, projectDir: string): stri
     if (report.hook === undefined && report.writes.length === 0) return undefined
     return [`${subject}: ${describeWrites(report)}`]
   }
-  // A refused write wrote nothing either; it is named among the writes when there are others.
+  // A write the server refused wrote nothing either.
   const nothing = report.writes.every((w) => w.error !== undefined)
   const wrote = nothing ? 'nothing written' : `wrote ${describeWrites(report)}`
   if (error instanceof NotSyncedError || error instanceof RetryAfterError) {

@@ -52,7 +52,7 @@ export function defaultNodeBinDir(env: NodeJS.ProcessEnv = process.env): string 
 
 /** The directory tools/node/images.sh writes to by default (`$METACTL_NODE_IMAGES` overrides it). */
 export function defaultNodeImagesDir(env: NodeJS.ProcessEnv = process.env): string {
-  return env['METACTL_NODE_IMAGES'] ?? join(cacheRoot(env), 'images-pause-3.10.2-web-1')
+  return env['METACTL_NODE_IMAGES'] ?? join(cacheRoot(env), 'images-pause-3.10.2-web-2')
 }
 
 /** The binaries under the bin dir a real node runs. */

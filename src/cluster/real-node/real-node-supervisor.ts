@@ -38,6 +38,8 @@ import type { RealNodeLayout } from './real-node-layout.js'
 import { writeRealNodeState } from './real-node-state.js'
 import type { RealNodeState } from './real-node-state.js'
 import { forwarderCommand } from './forwarder-command.js'
+import { publishedPortSocket } from './published-port.js'
+import type { PublishedPort } from './published-port.js'
 
 /** What the host passes to the supervisor (as JSON in its first argument). */
 export interface SupervisorOptions {
@@ -46,8 +48,10 @@ export interface SupervisorOptions {
   readonly crds: readonly string[]
   readonly simulatedNodes: number
   readonly startTimeoutMs: number
-  /** Extra image archives: imported, and served by the cluster's image mirror (image-mirror.ts). */
-  readonly images?: readonly string[]
+  /** Node ports forwarded from the host (see published-port.ts). */
+  readonly publish: readonly PublishedPort[]
+  /** Image archives imported besides pause and web, and served by the cluster's image mirror (image-mirror.ts). */
+  readonly images: readonly string[]
 }
 
 const SERVICE_ACCOUNTS = {
@@ -70,7 +74,7 @@ async function startNode(
   options: SupervisorOptions
 ): Promise<void> {
   const timeoutMs = options.startTimeoutMs
-  const extra = options.images ?? []
+  const extra = options.images
   writeNodeConfig(layout, paths, plane.kubeconfigPath)
   let started = Date.now()
   const containerd = await startContainerd(layout, paths, timeoutMs)
@@ -101,6 +105,18 @@ async function startNode(
       }
     },
     { timeoutMs, intervalMs: 200, description: 'the default ServiceAccount' }
+  )
+}
+
+function startForwarder(
+  layout: RealNodeLayout,
+  name: string,
+  args: string[],
+  command: string
+): ManagedProcess {
+  return ManagedProcess.start(
+    { name, command, args, logFile: join(layout.logsDir, `${name}.log`) },
+    true
   )
 }
 
@@ -156,17 +172,16 @@ async function supervise(options: SupervisorOptions): Promise<void> {
     `unix:${layout.apiServerSocket}`,
     `tcp:127.0.0.1:${options.apiServerPort}`
   )
-  record(
-    ManagedProcess.start(
-      {
-        name: 'apiserver-forwarder-inside',
-        command: forwarder.command,
-        args: forwarder.args,
-        logFile: join(layout.logsDir, 'apiserver-forwarder-inside.log'),
-      },
-      true
+  record(startForwarder(layout, 'apiserver-forwarder-inside', forwarder.args, forwarder.command))
+  for (const port of options.publish) {
+    const published = forwarderCommand(
+      `unix:${publishedPortSocket(options.dir, port)}`,
+      `tcp:${NODE_IP}:${port.nodePort}`
     )
-  )
+    record(
+      startForwarder(layout, `published-${port.hostPort}-inside`, published.args, published.command)
+    )
+  }
   await startNode(layout, paths, plane, record, options)
   await plane.release()
 }

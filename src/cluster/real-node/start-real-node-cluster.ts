@@ -31,6 +31,8 @@ import { requireImageMirror } from './image-mirror.js'
 import { REAL_NODE_NAME, realNodeLayout } from './real-node-layout.js'
 import { readRealNodeState, writeRealNodeState } from './real-node-state.js'
 import { stopRealNodeCluster } from './stop-real-node-cluster.js'
+import { publishedPortSocket } from './published-port.js'
+import type { PublishedPort } from './published-port.js'
 import type { RealNodeTeardown } from './stop-real-node-cluster.js'
 import type { SupervisorOptions } from './real-node-supervisor.js'
 
@@ -48,9 +50,11 @@ export interface RealNodeClusterOptions {
   readonly startTimeoutMs?: number
   /** Receives one line per startup step. */
   readonly onProgress?: (message: string) => void
+  /** Node ports the host reaches on 127.0.0.1 (kind's `extraPortMappings`). */
+  readonly publish?: readonly PublishedPort[]
   /**
-   * More image archives (e.g. tools/node/example-images.sh's): imported into containerd and
-   * served by the cluster's image mirror, so Pods pulled `Always` get them too (image-mirror.ts).
+   * More image archives (e.g. tools/node/example-images.sh's): imported into containerd before the
+   * kubelet starts and served by the cluster's image mirror, so Pods pulled `Always` get them too.
    */
   readonly images?: readonly string[]
 }
@@ -130,6 +134,7 @@ export async function startRealNodeCluster(
       crds: (options.crds ?? []).map((c) => resolve(c)),
       simulatedNodes: options.simulatedNodes ?? 0,
       startTimeoutMs: options.startTimeoutMs ?? 120_000,
+      publish: options.publish ?? [],
       images: (options.images ?? []).map((i) => resolve(i)),
     },
     supervisorLog,
@@ -146,30 +151,23 @@ export async function startRealNodeCluster(
     )
   }
   try {
-    return await connect(dir, apiServerPort, options.dir === undefined)
+    return await connect(dir, apiServerPort, options.publish ?? [], options.dir === undefined)
   } catch (error) {
     await stopRealNodeCluster(dir)
     throw error
   }
 }
 
-// Starts the host's forwarder (127.0.0.1:PORT -> the cluster's socket) and connects through it.
-async function connect(
-  dir: string,
-  apiServerPort: number,
-  removeDir: boolean
-): Promise<RealNodeCluster> {
+// Starts a host forwarder (127.0.0.1:PORT -> a socket of the cluster) and records it.
+function startHostForwarder(dir: string, name: string, port: number, socket: string): void {
   const layout = realNodeLayout(dir)
-  const forwarder = forwarderCommand(
-    `tcp:127.0.0.1:${apiServerPort}`,
-    `unix:${layout.apiServerSocket}`
-  )
+  const forwarder = forwarderCommand(`tcp:127.0.0.1:${port}`, `unix:${socket}`)
   const proc = ManagedProcess.start(
     {
-      name: 'apiserver-forwarder',
+      name,
       command: forwarder.command,
       args: forwarder.args,
-      logFile: join(layout.logsDir, 'apiserver-forwarder.log'),
+      logFile: join(layout.logsDir, `${name}.log`),
     },
     true
   )
@@ -182,6 +180,25 @@ async function connect(
       { name: proc.spec.name, pid: proc.pid, command: proc.spec.command },
     ],
   })
+}
+
+// Starts the host's forwarders (the API server's, the published ports') and connects.
+async function connect(
+  dir: string,
+  apiServerPort: number,
+  publish: readonly PublishedPort[],
+  removeDir: boolean
+): Promise<RealNodeCluster> {
+  const layout = realNodeLayout(dir)
+  startHostForwarder(dir, 'apiserver-forwarder', apiServerPort, layout.apiServerSocket)
+  for (const port of publish) {
+    startHostForwarder(
+      dir,
+      `published-${port.hostPort}`,
+      port.hostPort,
+      publishedPortSocket(dir, port)
+    )
+  }
   const kubeconfigPath = join(dir, 'kubeconfig')
   const config = await loadClusterConfig({ kubeconfig: kubeconfigPath })
   const transport = new KubeTransport(config, { timeoutMs: 10_000 })

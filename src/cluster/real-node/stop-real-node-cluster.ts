@@ -8,6 +8,7 @@
  * @module
  */
 import { existsSync, readdirSync, rmdirSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
 import { readControlPlaneState, stopRecordedProcesses } from '../control-plane-state.js'
 import { isProcessRunning, stopProcess } from '../managed-process.js'
 import { cgroupPids, removeCgroupRoot } from './cgroup-root.js'
@@ -122,6 +123,9 @@ export async function stopRealNodeCluster(dir: string): Promise<RealNodeTeardown
   leftovers.push(...removeCreatedDirs(state.createdDirs))
   leftovers.push(...removeVolumes(dir))
   rmSync(layout.apiServerSocket, { force: true })
+  for (const name of readdirSync(layout.dir)) {
+    if (/^published-\d+\.sock$/.test(name)) rmSync(join(layout.dir, name), { force: true })
+  }
   // Complete: nothing is left to find, and the next `down` has nothing to do.
   if (leftovers.length === 0) rmSync(layout.stateFile, { force: true })
   return { stopped, killed, leftovers }

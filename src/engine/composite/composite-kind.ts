@@ -28,6 +28,7 @@ import { hasFinalizer } from '../sync/finalizer-step.js'
 import { isStatusOnlyUpdate } from '../loop/status-only-update.js'
 import { reportSyncError } from '../sync/report-sync-error.js'
 import type { ChildApplier } from '../children/child-applier.js'
+import type { ChildType } from '../children/plan-children.js'
 import { compositeSelector } from './composite-selector.js'
 import { compositeStrategy, usesRollingUpdates } from './sync-composite-parent.js'
 import { runSync } from '../sync/run-sync.js'
@@ -206,6 +207,7 @@ export function compositeKind(options: CompositeKindOptions): ControllerKind {
   const { related } = controller
   const childSources = compositeChildSources(options.children)
   const childKeys = compositeChildKeys(spec, parentInfo, isInScope)
+  const types = compositeChildTypes(options.children)
 
   return {
     name: `CompositeController-${options.name}`,
@@ -249,27 +251,50 @@ export function compositeKind(options: CompositeKindOptions): ControllerKind {
       const cached = parentsOf(caches)?.get(key)
       if (cached === undefined) return Action.awaitChange()
       const log = options.log.child({ parent: key })
-      const about = {
-        controller: { kind: 'CompositeController' as const, name: options.name },
-        parent: cached,
-        parentRef: parentInfo.ref,
-      }
+      const run = { controller, writes, caches: compositeCaches(childSources, caches), types }
       return reportSyncError(cached, options.events, log, () =>
-        observeSync(
-          options.onSync,
-          about,
-          writes.client,
-          (client) =>
-            compositeStrategy(
-              controller,
-              { ...writes, client },
-              compositeCaches(childSources, caches)
-            ),
-          (strategy) => runSync(strategy, cached, context.signal, log)
-        )
+        syncParent(options, run, cached, context.signal, log)
       )
     },
   }
+}
+
+/** The child types of a controller by GVK key, as the sync's plan names them. */
+function compositeChildTypes(children: readonly ResolvedChild[]): Map<string, ChildType> {
+  return new Map(
+    children.map((c) => [
+      gvkKey(c.info.apiVersion, c.info.kind),
+      { ref: c.info.ref, updateMethod: c.updateMethod },
+    ])
+  )
+}
+
+/** Syncs one parent through the pipeline, reported to `options.onSync` when it is set. */
+function syncParent(
+  options: CompositeKindOptions,
+  run: {
+    readonly controller: CompositeController
+    readonly writes: CompositeWrites
+    readonly caches: CompositeCaches
+    readonly types: ReadonlyMap<string, ChildType>
+  },
+  cached: KubeObject,
+  signal: AbortSignal,
+  log: Logger
+): Promise<Action> {
+  const about = {
+    controller: { kind: 'CompositeController' as const, name: options.name },
+    parent: cached,
+    parentRef: options.parent.ref,
+    types: run.types,
+  }
+  return observeSync(
+    options.onSync,
+    about,
+    run.writes.client,
+    (client) => compositeStrategy(run.controller, { ...run.writes, client }, run.caches),
+    (strategy) => runSync(strategy, cached, signal, log)
+  )
 }
 
 /** Checks a parent resource can be used: upstream requires a CRD with a status subresource. */

@@ -165,6 +165,7 @@ function syncTarget(
       controller: { kind: 'DecoratorController', name: controller.name },
       parent: cached,
       parentRef: rule.info.ref,
+      types: controller.attachments.types,
     },
     writes.client,
     (client) => decoratorStrategy(controller, { ...writes, client }, rule, attachments),

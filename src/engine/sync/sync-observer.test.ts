@@ -64,6 +64,7 @@ const about = {
   controller: { kind: 'CompositeController' as const, name: 'c' },
   parent,
   parentRef: PARENTS,
+  types: new Map(),
 }
 const run = (strategy: Strategy) =>
   runSync(strategy, parent, new AbortController().signal, silentLogger)

@@ -13,6 +13,7 @@
 import type { KubeObject } from '../../core/kube-object.js'
 import type { ResourceRef } from '../../kube/dynamic-client.js'
 import type { ObjectClient } from '../../kube/object-client.js'
+import type { ChildType } from '../children/plan-children.js'
 import type { SyncPlan } from './plan-sync.js'
 import type { SyncAnswer, SyncResponse, SyncStrategy } from './run-sync.js'
 import { WriteRecorder } from './write-recorder.js'
@@ -31,12 +32,16 @@ export interface SyncReport {
   readonly parent: KubeObject
   /** The parent's resource, to tell its own writes from its children's. */
   readonly parentRef: ResourceRef
+  /** The child (attachment) types by GVK key, to find their writes (see `writtenPlan`). */
+  readonly types: ReadonlyMap<string, ChildType>
   /** The hook that was asked; undefined when none was (out of scope, no hook). */
   readonly hook: 'sync' | 'finalize' | undefined
   /** The plan of the answer; undefined when the sync ended before the answer passed its checks. */
   readonly plan: SyncPlan | undefined
   /** The writes the sync made, in call order; a refused one carries its `error`. */
   readonly writes: readonly RecordedWrite[]
+  /** Where the apply step's writes start in `writes` (claims and finalizer come before). */
+  readonly applyFrom: number | undefined
   /** What the sync threw; undefined when it succeeded. */
   readonly error: unknown
   readonly durationMs: number
@@ -49,6 +54,7 @@ export type SyncObserver = (report: SyncReport) => void
 interface Progress {
   hook: 'sync' | 'finalize' | undefined
   plan: SyncPlan | undefined
+  applyFrom: number | undefined
 }
 
 /** The strategy, telling `progress` which hook it asks and the plan it makes. */
@@ -59,7 +65,8 @@ function watchedStrategy<
   Answer extends SyncAnswer<Response>,
 >(
   strategy: SyncStrategy<Observed, Request, Response, Answer>,
-  progress: Progress
+  progress: Progress,
+  recorder: WriteRecorder
 ): SyncStrategy<Observed, Request, Response, Answer> {
   return {
     ...strategy,
@@ -70,6 +77,10 @@ function watchedStrategy<
     plan: (parent, observed, answer) => {
       progress.plan = strategy.plan(parent, observed, answer)
       return progress.plan
+    },
+    apply: (outcome, signal, log) => {
+      progress.applyFrom = recorder.mark()
+      return strategy.apply(outcome, signal, log)
     },
   }
 }
@@ -90,6 +101,7 @@ export async function observeSync<
     readonly controller: SyncController
     readonly parent: KubeObject
     readonly parentRef: ResourceRef
+    readonly types: ReadonlyMap<string, ChildType>
   },
   client: ObjectClient,
   strategyFor: (client: ObjectClient) => SyncStrategy<Observed, Request, Response, Answer>,
@@ -97,11 +109,11 @@ export async function observeSync<
 ): Promise<T> {
   if (observer === undefined) return run(strategyFor(client))
   const recorder = new WriteRecorder(client)
-  const progress: Progress = { hook: undefined, plan: undefined }
+  const progress: Progress = { hook: undefined, plan: undefined, applyFrom: undefined }
   const startedMs = Date.now()
   let error: unknown
   try {
-    return await run(watchedStrategy(strategyFor(recorder), progress))
+    return await run(watchedStrategy(strategyFor(recorder), progress, recorder))
   } catch (thrown) {
     error = thrown
     throw thrown
