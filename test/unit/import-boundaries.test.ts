@@ -19,7 +19,20 @@ const ALLOWED: Record<string, readonly string[]> = {
   'engine/conformance': ['core', 'api', 'kube', 'runtime', 'in-memory', 'engine'],
   sdk: ['core', 'api'],
   testing: ['core', 'api', 'kube', 'runtime', 'sdk', 'cluster'],
-  cli: ['core', 'api', 'kube', 'runtime', 'in-memory', 'cluster', 'engine', 'sdk', 'testing'],
+  // The engine's sync run offline over the in-memory cluster (`metactl render`), with SDK hooks.
+  offline: ['core', 'api', 'kube', 'runtime', 'in-memory', 'engine', 'sdk'],
+  cli: [
+    'core',
+    'api',
+    'kube',
+    'runtime',
+    'in-memory',
+    'cluster',
+    'engine',
+    'sdk',
+    'testing',
+    'offline',
+  ],
 }
 
 /**
@@ -37,6 +50,7 @@ const PACKAGES: Record<string, readonly string[]> = {
   engine: ['undici'],
   'engine/conformance': [],
   testing: [],
+  offline: [],
   cli: ['commander', 'yaml', 'undici', '@datadog/pprof'],
 }
 

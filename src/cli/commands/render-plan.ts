@@ -1,29 +1,12 @@
 /**
  * The plan `metactl render` prints: the engine's plan as its writes carried it out
- * (`writtenPlan`), as comment lines or JSON, and the children as the engine leaves them.
+ * (`writtenPlan`), as comment lines or JSON.
  *
  * @module
  */
-import type { JsonObject, KubeObject } from '../../core/kube-object.js'
-import type { SyncPlan } from '../../engine/sync/plan-sync.js'
+import type { JsonObject } from '../../core/kube-object.js'
 import type { PlanEntry, WrittenPlan } from '../../engine/sync/written-plan.js'
-import { messageOf } from './render-inputs.js'
-
-/**
- * Every desired child as the engine leaves it in the cluster (with the last-applied annotation
- * and the controller reference it writes), in the answer's order, so that the output fed back as
- * `--observed` plans nothing; a child it did not write is shown as desired.
- */
-export function writtenChildren(plan: SyncPlan, printed: WrittenPlan): KubeObject[] {
-  const written = new Map<string, KubeObject>()
-  for (const entry of printed.entries)
-    if (entry.written !== undefined) written.set(`${entry.type} ${entry.key}`, entry.written)
-  const out: KubeObject[] = []
-  for (const [type, children] of plan.desired) {
-    for (const [key, child] of children) out.push(written.get(`${type} ${key}`) ?? child)
-  }
-  return out
-}
+import { messageOf } from '../../offline/offline-error.js'
 
 /** One line of the plan, as the text output prints it. */
 export function planLine(entry: PlanEntry): string {

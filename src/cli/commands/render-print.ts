@@ -5,8 +5,8 @@
  * @module
  */
 import { stringify } from 'yaml'
-import type { CompositeRender } from './render-composite.js'
-import type { DecoratorRender } from './render-decorator.js'
+import type { CompositeRender } from '../../offline/sync-composite-offline.js'
+import type { DecoratorRender } from '../../offline/sync-decorator-offline.js'
 import { planComments, planJson } from './render-plan.js'
 import { rolloutComments, rolloutJson } from './render-rollout.js'
 

@@ -13,10 +13,12 @@ import { parseCompositeControllerSpec } from '../../api/composite-controller-spe
 import { parseDecoratorControllerSpec } from '../../api/decorator-controller-spec.js'
 import { CliError } from '../cli-error.js'
 import type { CliIo } from '../cli-io.js'
-import { renderComposite } from './render-composite.js'
-import { renderDecorator } from './render-decorator.js'
+import { OfflineError, messageOf } from '../../offline/offline-error.js'
+import { syncCompositeOffline } from '../../offline/sync-composite-offline.js'
+import { syncDecoratorOffline } from '../../offline/sync-decorator-offline.js'
 import { formatDiff } from './render-diff.js'
-import { messageOf, readObjects } from './render-inputs.js'
+import { readInputs, readObjects } from './render-inputs.js'
+import { isControllerRevision } from './render-rollout.js'
 import type { RenderOptions } from './render-inputs.js'
 import {
   formatCompositeJson,
@@ -68,14 +70,24 @@ async function render(io: CliIo, opts: RenderOptions): Promise<void> {
   let failed: number
   if (object.kind === 'DecoratorController') {
     const spec = parseSpec(opts.controller, object, parseDecoratorControllerSpec)
-    const result = await renderDecorator(opts, { object, spec }, warn)
+    const inputs = readInputs(opts, spec.resources, spec.attachments, 'attachments', warn)
+    const result = await syncDecoratorOffline(inputs, opts, { object, spec }, warn)
     if (opts.diff === true) for (const line of formatDiff(result.printed.entries)) io.out(line)
     else if (opts.output === 'json') io.out(formatDecoratorJson(result))
     else for (const line of formatDecoratorText(result)) io.out(line)
     failed = result.printed.entries.filter((e) => e.op === 'fail').length
   } else {
     const spec = parseSpec(opts.controller, object, parseCompositeControllerSpec)
-    const result = await renderComposite(opts, { object, spec }, warn)
+    const inputs = readInputs(
+      opts,
+      [spec.parentResource],
+      spec.childResources,
+      'childResources',
+      warn,
+      // ControllerRevisions are the rollout's input, not children.
+      isControllerRevision
+    )
+    const result = await syncCompositeOffline(inputs, opts, { object, spec }, warn)
     if (opts.diff === true) for (const line of formatDiff(result.printed.entries)) io.out(line)
     else if (opts.output === 'json') io.out(formatCompositeJson(result))
     else for (const line of formatCompositeText(result)) io.out(line)
@@ -139,6 +151,12 @@ export function renderCommand(io: CliIo): Command {
       ].join('\n')
     )
     .action(async (opts: RenderOptions) => {
-      await render(io, opts)
+      try {
+        await render(io, opts)
+      } catch (error) {
+        // The offline layer words its errors for the user, as the command line's own.
+        if (error instanceof OfflineError) throw new CliError(error.message)
+        throw error
+      }
     })
 }

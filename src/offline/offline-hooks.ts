@@ -1,5 +1,5 @@
 /**
- * The hooks `metactl render` gives the engine's pipeline, the same for both controller kinds:
+ * The hooks an offline sync (`metactl render`) gives the engine's pipeline, the same for both controller kinds:
  * the controller's webhooks, built by the engine's own builder and pointed at `--hook-url`, or an
  * SDK hook imported from `--hook-module` and run through the SDK's in-process adapter.
  *
@@ -9,26 +9,32 @@ import { existsSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { DEFAULT_WEBHOOK_TIMEOUT_MS } from '../../api/composite-controller-spec.js'
-import type { SyncHooks } from '../../api/controller-hooks.js'
-import type { ControllerHooks, HookSpec } from '../../api/controller-spec-fields.js'
-import type { HookFunction } from '../../api/hook-model.js'
-import type { BuildWebhooksOptions } from '../../engine/hooks/webhook-hooks.js'
-import { silentLogger } from '../../runtime/logger.js'
-import type { Logger } from '../../runtime/logger.js'
-import { CliError } from '../cli-error.js'
-import { messageOf } from './render-inputs.js'
-import type { RenderOptions } from './render-inputs.js'
+import { DEFAULT_WEBHOOK_TIMEOUT_MS } from '../api/composite-controller-spec.js'
+import type { SyncHooks } from '../api/controller-hooks.js'
+import type { ControllerHooks, HookSpec } from '../api/controller-spec-fields.js'
+import type { HookFunction } from '../api/hook-model.js'
+import type { BuildWebhooksOptions } from '../engine/hooks/webhook-hooks.js'
+import { silentLogger } from '../runtime/logger.js'
+import type { Logger } from '../runtime/logger.js'
+import { OfflineError } from './offline-error.js'
+import { messageOf } from './offline-error.js'
+
+/** What picks the hook of an offline sync: a URL or a module, and whether the parent is finalizing. */
+export interface OfflineHookOptions {
+  readonly hookUrl?: string
+  readonly hookModule?: string
+  readonly finalizing?: boolean
+}
 
 /** The hooks of one render, and what to call them in messages. */
-export interface RenderHooks<Request, Response> {
+export interface OfflineHooks<Request, Response> {
   readonly description: string
   readonly hooks: SyncHooks<Request, Response>
   close(): Promise<void>
 }
 
 /** How one controller kind's hooks are built. */
-export interface RenderHookKind<Request, Response> {
+export interface OfflineHookKind<Request, Response> {
   /** The engine's webhook builder of the kind, for these hook settings. */
   webhooks(
     hooks: ControllerHooks,
@@ -96,13 +102,13 @@ async function importHookModule(
   const requested = hash === -1 ? undefined : specifier.slice(hash + 1)
   const path = resolve(file)
   if (!existsSync(path)) {
-    throw new CliError(`--hook-module ${specifier}: no such file (looked for ${path})`)
+    throw new OfflineError(`--hook-module ${specifier}: no such file (looked for ${path})`)
   }
   let module: Record<string, unknown>
   try {
     module = await importModule(path)
   } catch (error) {
-    throw new CliError(`--hook-module ${specifier}: cannot import ${path}: ${messageOf(error)}`)
+    throw new OfflineError(`--hook-module ${specifier}: cannot import ${path}: ${messageOf(error)}`)
   }
   const preferred = finalizing && typeof module['finalize'] === 'function' ? 'finalize' : 'sync'
   const name =
@@ -113,7 +119,7 @@ async function importHookModule(
   const hook = module[name]
   if (typeof hook !== 'function') {
     const found = Object.keys(module).filter((key) => typeof module[key] === 'function')
-    throw new CliError(
+    throw new OfflineError(
       `--hook-module ${specifier}: ${file} has no function export "${name}" ` +
         `(function exports: ${found.join(', ') || 'none'}); name one with ${file}#<export>`
     )
@@ -138,12 +144,12 @@ function warningLogger(warn: (line: string) => void): Logger {
  * when finalizing, finalize) webhook pointed at `--hook-url`, speaking its version. The one hook
  * serves as both sync and finalize: the pipeline's hook choice decides which it is called as.
  */
-export async function renderHooks<Request, Response>(
-  opts: RenderOptions,
+export async function offlineHooks<Request, Response>(
+  opts: OfflineHookOptions,
   hooks: ControllerHooks,
-  kind: RenderHookKind<Request, Response>,
+  kind: OfflineHookKind<Request, Response>,
   warn: (line: string) => void
-): Promise<RenderHooks<Request, Response>> {
+): Promise<OfflineHooks<Request, Response>> {
   const built = await buildHook(opts, hooks, kind, warn)
   const call: HookFunction<Request, Response> = async (request, signal) => {
     const response = await built.call(request, signal)
@@ -158,9 +164,9 @@ export async function renderHooks<Request, Response>(
 }
 
 async function buildHook<Request, Response>(
-  opts: RenderOptions,
+  opts: OfflineHookOptions,
   hooks: ControllerHooks,
-  kind: RenderHookKind<Request, Response>,
+  kind: OfflineHookKind<Request, Response>,
   warn: (line: string) => void
 ): Promise<{ description: string; call: HookFunction<Request, Response>; close(): Promise<void> }> {
   const finalizing = opts.finalizing === true
@@ -173,7 +179,7 @@ async function buildHook<Request, Response>(
   try {
     new URL(url)
   } catch {
-    throw new CliError(`--hook-url: "${url}" is not a valid URL`)
+    throw new OfflineError(`--hook-url: "${url}" is not a valid URL`)
   }
   const declared = (finalizing ? hooks.finalize : undefined) ?? hooks.sync
   const webhook = declared?.webhook

@@ -1,39 +1,32 @@
 /**
- * How `metactl render` runs the engine: the very pipeline `metactl run` runs ({@link runSync}
- * with the controller kind's strategy), over an in-memory cluster seeded from the files given,
- * through a {@link WriteRecorder}. What it prints comes from what this run captured: the hook's
- * answer, the engine's plan and the writes the engine made.
+ * The engine's sync run offline (`metactl render`): the very pipeline `metactl run` runs
+ * ({@link runSync} with the controller kind's strategy), over an in-memory cluster seeded from
+ * objects, through a {@link WriteRecorder}. What the command line prints comes from what this
+ * run captured: the hook's answer, the engine's plan and the writes the engine made.
  *
  * @module
  */
-import type { KubeObject } from '../../core/kube-object.js'
-import { objectKey } from '../../core/object-key.js'
-import type { ResourceRef } from '../../kube/dynamic-client.js'
-import type { ObjectClient } from '../../kube/object-client.js'
-import { silentLogger } from '../../runtime/logger.js'
-import { ObjectStore } from '../../runtime/object-store.js'
-import type { ObjectReader } from '../../runtime/object-store.js'
-import { InvalidDesiredChildError } from '../../api/desired-children.js'
-import type { EventSink } from '../../engine/events/event-recorder.js'
-import type { SyncPlan } from '../../engine/sync/plan-sync.js'
-import type { ChildType } from '../../engine/children/plan-children.js'
-import { writtenPlan } from '../../engine/sync/written-plan.js'
-import type { WrittenPlan } from '../../engine/sync/written-plan.js'
-import { runSync } from '../../engine/sync/run-sync.js'
-import type { SyncAnswer, SyncResponse, SyncStrategy } from '../../engine/sync/run-sync.js'
-import { WriteRecorder } from '../../engine/sync/write-recorder.js'
-import type { RecordedWrite } from '../../engine/sync/write-recorder.js'
-import { FakeCluster } from '../../in-memory/fake-cluster.js'
-import { CliError } from '../cli-error.js'
-import { messageOf } from './render-inputs.js'
-import type { RenderHooks } from './render-hook.js'
-import { writtenChildren } from './render-plan.js'
-
-/** Events a render's sync asks for go nowhere: there is no cluster to record them in. */
-export const NO_EVENTS: EventSink = { record: () => undefined }
+import type { KubeObject } from '../core/kube-object.js'
+import { objectKey } from '../core/object-key.js'
+import type { ResourceRef } from '../kube/dynamic-client.js'
+import type { ObjectClient } from '../kube/object-client.js'
+import { silentLogger } from '../runtime/logger.js'
+import { InvalidDesiredChildError } from '../api/desired-children.js'
+import type { SyncPlan } from '../engine/sync/plan-sync.js'
+import type { ChildType } from '../engine/children/plan-children.js'
+import { writtenPlan } from '../engine/sync/written-plan.js'
+import type { WrittenPlan } from '../engine/sync/written-plan.js'
+import { runSync } from '../engine/sync/run-sync.js'
+import type { SyncAnswer, SyncResponse, SyncStrategy } from '../engine/sync/run-sync.js'
+import { WriteRecorder } from '../engine/sync/write-recorder.js'
+import type { RecordedWrite } from '../engine/sync/write-recorder.js'
+import type { FakeCluster } from '../in-memory/fake-cluster.js'
+import { messageOf, OfflineError } from './offline-error.js'
+import type { OfflineHooks } from './offline-hooks.js'
+import { writtenChildren } from './written-children.js'
 
 /** What one render captured of the engine's pipeline. */
-export interface PipelineRun<Observed, Answer> extends RenderRun {
+export interface OfflineSyncRun<Observed, Answer> extends OfflineRun {
   readonly observed: Observed
   readonly answer: Answer
   /** The parent as the apply step got it (after the finalizer step). */
@@ -41,7 +34,7 @@ export interface PipelineRun<Observed, Answer> extends RenderRun {
 }
 
 /** What both kinds print from a render's run. */
-export interface RenderRun {
+export interface OfflineRun {
   /** The writes of the apply step; the claim and finalizer writes before it are left out. */
   readonly writes: readonly RecordedWrite[]
   /** The engine's plan as those writes (and the next sync's creates) carried it out. */
@@ -52,8 +45,8 @@ export interface RenderRun {
   readonly written: readonly KubeObject[]
 }
 
-/** What {@link runPipeline} runs. */
-export interface RenderPipeline<
+/** What {@link runOfflineSync} runs. */
+export interface OfflineSync<
   Observed,
   Request,
   Response extends SyncResponse,
@@ -63,7 +56,7 @@ export interface RenderPipeline<
   readonly parentRef: ResourceRef
   readonly parent: KubeObject
   /** The hooks the strategy calls; closed once the run is done. */
-  readonly hooks: RenderHooks<Request, Response>
+  readonly hooks: OfflineHooks<Request, Response>
   /** What the answer holds: `children` or `attachments`, for messages. */
   readonly noun: string
   /** The kind's strategy over this client, with caches read from the cluster as it is now. */
@@ -72,42 +65,6 @@ export interface RenderPipeline<
   observed?(parent: KubeObject, observed: Observed): void
   /** The child types of the plan, once the answer corrected the kinds. */
   types(observed: Observed): ReadonlyMap<string, ChildType>
-}
-
-/** Builds a cache of one resource from the cluster's objects, as an informer would hold it. */
-export function cacheOf(cluster: FakeCluster, ref: ResourceRef): ObjectReader {
-  const store = new ObjectStore()
-  for (const object of cluster.objects(ref)) store.upsert(object)
-  return store
-}
-
-/** Seeds a cluster with the parent and every other object given, by resource. */
-export function seedCluster(
-  parentRef: ResourceRef,
-  parent: KubeObject,
-  objects: Iterable<readonly [ResourceRef, readonly KubeObject[]]>
-): FakeCluster {
-  const cluster = new FakeCluster()
-  try {
-    cluster.seed(parentRef, parent)
-    for (const [ref, list] of objects) for (const object of list) cluster.seed(ref, object)
-  } catch (error) {
-    throw new CliError(`cannot render: ${messageOf(error)}`)
-  }
-  return cluster
-}
-
-/**
- * The parent as the engine sees it once it is being deleted while the controller's finalizer
- * holds it: what makes the pipeline call the finalize hook (`--finalizing`).
- */
-export function asDeleting(parent: KubeObject, finalizer: string): KubeObject {
-  const deleting = structuredClone(parent)
-  const metadata = deleting.metadata
-  metadata.deletionTimestamp ??= new Date().toISOString().replace(/\.\d+Z$/, 'Z')
-  const finalizers = metadata.finalizers ?? []
-  if (!finalizers.includes(finalizer)) metadata.finalizers = [...finalizers, finalizer]
-  return deleting
 }
 
 interface Capture<Observed, Answer> {
@@ -125,7 +82,7 @@ function capturing<
   Response extends SyncResponse,
   Answer extends SyncAnswer<Response>,
 >(
-  pipeline: RenderPipeline<Observed, Request, Response, Answer>,
+  pipeline: OfflineSync<Observed, Request, Response, Answer>,
   strategy: SyncStrategy<Observed, Request, Response, Answer>,
   recorder: WriteRecorder,
   capture: Capture<Observed, Answer>
@@ -143,8 +100,8 @@ function capturing<
       try {
         answer = await strategy.ask(parent, observed, hook, call, signal)
       } catch (error) {
-        if (error instanceof CliError) throw error
-        throw new CliError(`${pipeline.hooks.description} failed: ${messageOf(error)}`)
+        if (error instanceof OfflineError) throw error
+        throw new OfflineError(`${pipeline.hooks.description} failed: ${messageOf(error)}`)
       }
       capture.answer = answer
       return answer
@@ -154,7 +111,7 @@ function capturing<
         capture.plan = strategy.plan(parent, observed, answer)
       } catch (error) {
         if (!(error instanceof InvalidDesiredChildError)) throw error
-        throw new CliError(
+        throw new OfflineError(
           `${pipeline.hooks.description} returned invalid ${pipeline.noun}: ${error.message}`
         )
       }
@@ -185,8 +142,8 @@ async function syncOnce<
     return undefined
   } catch (error) {
     if (capture.mark !== undefined) return error
-    if (error instanceof CliError) throw error
-    throw new CliError(`cannot render: ${messageOf(error)}`)
+    if (error instanceof OfflineError) throw error
+    throw new OfflineError(`cannot render: ${messageOf(error)}`)
   }
 }
 
@@ -200,7 +157,7 @@ async function nextCreates<
   Response extends SyncResponse,
   Answer extends SyncAnswer<Response>,
 >(
-  pipeline: RenderPipeline<Observed, Request, Response, Answer>,
+  pipeline: OfflineSync<Observed, Request, Response, Answer>,
   answer: Answer
 ): Promise<RecordedWrite[]> {
   const { parentRef, parent } = pipeline
@@ -228,14 +185,14 @@ async function nextCreates<
  * Runs the engine's pipeline for the seeded parent, and, when it deleted children to recreate
  * them, the next sync too (with the same answer), for the objects it creates.
  */
-export async function runPipeline<
+export async function runOfflineSync<
   Observed,
   Request,
   Response extends SyncResponse,
   Answer extends SyncAnswer<Response>,
 >(
-  pipeline: RenderPipeline<Observed, Request, Response, Answer>
-): Promise<PipelineRun<Observed, Answer>> {
+  pipeline: OfflineSync<Observed, Request, Response, Answer>
+): Promise<OfflineSyncRun<Observed, Answer>> {
   const recorder = new WriteRecorder(pipeline.cluster)
   const capture: Capture<Observed, Answer> = {}
   const strategy = capturing(pipeline, pipeline.strategy(recorder), recorder, capture)
@@ -251,7 +208,7 @@ export async function runPipeline<
   }
   const { observed, answer, plan, parent, mark } = capture
   if (observed === undefined || answer === undefined || plan === undefined) {
-    throw new CliError(
+    throw new OfflineError(
       `the engine would not sync ${objectKey(pipeline.parent)}: it is out of its scope`
     )
   }

@@ -1,42 +1,43 @@
 /**
- * `metactl render` for a DecoratorController: seeds an in-memory cluster with the target and the
- * observed attachments, runs the engine's pipeline with the decorator strategy (observe, hook,
- * plan, target decoration, attachments) and prints what it did.
+ * A DecoratorController's sync run offline (`metactl render`): seeds an in-memory cluster with
+ * the target and the observed attachments, and runs the engine's pipeline with the decorator
+ * strategy (observe, hook, plan, target decoration, attachments), recording what it did.
  *
  * @module
  */
-import type { KubeObject } from '../../core/kube-object.js'
-import { objectKey } from '../../core/object-key.js'
-import { compileAnnotationSelector } from '../../core/annotation-selector.js'
-import { compileLabelSelector } from '../../core/label-selector.js'
-import { isResourceOf } from '../../api/resource-names.js'
-import type { DecoratorControllerSpec } from '../../api/decorator-controller-spec.js'
-import { decoratorFinalizer } from '../../api/decorator-controller-spec.js'
-import type { DecoratorSyncRequest, DecoratorSyncResponse } from '../../api/hook-model.js'
-import type { ResourceInfo } from '../../kube/resource-map.js'
-import { attachmentRules } from '../../engine/decorator/attachment-rules.js'
-import { decoratorStrategy } from '../../engine/decorator/sync-decorator-target.js'
-import type { DecoratorController } from '../../engine/decorator/sync-decorator-target.js'
-import { webhookDecoratorHooks } from '../../engine/hooks/webhook-hooks.js'
-import type { RecordedWrite } from '../../engine/sync/write-recorder.js'
-import { inProcessDecoratorHooks } from '../../sdk/in-process.js'
-import type { DecoratorHook } from '../../sdk/hook-types.js'
+import type { KubeObject } from '../core/kube-object.js'
+import { objectKey } from '../core/object-key.js'
+import { compileAnnotationSelector } from '../core/annotation-selector.js'
+import { compileLabelSelector } from '../core/label-selector.js'
+import { isResourceOf } from '../api/resource-names.js'
+import type { DecoratorControllerSpec } from '../api/decorator-controller-spec.js'
+import { decoratorFinalizer } from '../api/decorator-controller-spec.js'
+import type { DecoratorSyncRequest, DecoratorSyncResponse } from '../api/hook-model.js'
+import type { ResourceInfo } from '../kube/resource-map.js'
+import { attachmentRules } from '../engine/decorator/attachment-rules.js'
+import { decoratorStrategy } from '../engine/decorator/sync-decorator-target.js'
+import type { DecoratorController } from '../engine/decorator/sync-decorator-target.js'
+import { webhookDecoratorHooks } from '../engine/hooks/webhook-hooks.js'
+import type { RecordedWrite } from '../engine/sync/write-recorder.js'
+import { inProcessDecoratorHooks } from '../sdk/in-process.js'
+import type { DecoratorHook } from '../sdk/hook-types.js'
 import {
   correctGuesses,
   describeObject,
   parentResourceOf,
-  readInputs,
   resourceOf,
   typeOf,
-} from './render-inputs.js'
-import type { RenderOptions, ResolvedRule } from './render-inputs.js'
-import { renderHooks } from './render-hook.js'
-import type { RenderHookKind } from './render-hook.js'
-import { asDeleting, cacheOf, NO_EVENTS, runPipeline, seedCluster } from './render-pipeline.js'
-import type { RenderRun } from './render-pipeline.js'
+} from './offline-resource.js'
+import type { OfflineInputs, ResolvedRule } from './offline-resource.js'
+import type { OfflineHookOptions } from './offline-hooks.js'
+import { offlineHooks } from './offline-hooks.js'
+import type { OfflineHookKind } from './offline-hooks.js'
+import { runOfflineSync } from './run-offline-sync.js'
+import { asDeleting, cacheOf, NO_EVENTS, seedCluster } from './seed-cluster.js'
+import type { OfflineRun } from './run-offline-sync.js'
 
 /** What a decorator render produced. */
-export interface DecoratorRender extends Pick<RenderRun, 'desired' | 'written' | 'printed'> {
+export interface DecoratorRender extends Pick<OfflineRun, 'desired' | 'written' | 'printed'> {
   readonly response: DecoratorSyncResponse
   /** The target as the engine wrote it (as given, when it wrote nothing to it). */
   readonly target: KubeObject
@@ -46,7 +47,7 @@ export interface DecoratorRender extends Pick<RenderRun, 'desired' | 'written' |
 function decoratorHooks(
   spec: DecoratorControllerSpec,
   answered: (response: DecoratorSyncResponse) => void
-): RenderHookKind<DecoratorSyncRequest, DecoratorSyncResponse> {
+): OfflineHookKind<DecoratorSyncRequest, DecoratorSyncResponse> {
   return {
     answered,
     webhooks: (hooks, options) => webhookDecoratorHooks({ ...spec, hooks }, options),
@@ -130,19 +131,19 @@ function targetWrite(
   )
 }
 
-/** Runs the engine's decorator pipeline for the `--parent` target, over the files given. */
-export async function renderDecorator(
-  opts: RenderOptions,
+/** Runs the engine's decorator pipeline for the inputs' target, over the inputs' objects. */
+export async function syncDecoratorOffline(
+  inputs: OfflineInputs,
+  opts: OfflineHookOptions,
   controller: { object: KubeObject; spec: DecoratorControllerSpec },
   warn: (line: string) => void
 ): Promise<DecoratorRender> {
   const { spec, object } = controller
   const name = object.metadata.name ?? ''
-  const inputs = readInputs(opts, spec.resources, spec.attachments, 'attachments', warn)
   const { parent: target, crds, rules, byRule } = inputs
   checkTargetInScope(spec, target, warn)
   const finalizing = opts.finalizing === true
-  const hooks = await renderHooks(
+  const hooks = await offlineHooks(
     opts,
     spec.hooks,
     decoratorHooks(spec, (r) => {
@@ -159,7 +160,7 @@ export async function renderDecorator(
     [...byRule].map(([rule, list]) => [resourceOf(rule).ref, list] as const)
   )
   const rule = { info, matches: () => true, ignoreStatusChanges: false, related: undefined }
-  const run = await runPipeline({
+  const run = await runOfflineSync({
     cluster,
     parentRef: info.ref,
     parent: seeded,

@@ -1,49 +1,46 @@
 /**
- * `metactl render` for a CompositeController: seeds an in-memory cluster with the parent, the
- * observed children and ControllerRevisions, runs the engine's pipeline with the composite
- * strategy (claim, hook, rollout, plan, writes, status) and prints what it did.
+ * A CompositeController's sync run offline (`metactl render`): seeds an in-memory cluster with
+ * the parent, the observed children and ControllerRevisions, and runs the engine's pipeline with
+ * the composite strategy (claim, hook, rollout, plan, writes, status), recording what it did.
  *
  * @module
  */
-import type { KubeObject } from '../../core/kube-object.js'
-import { objectKey } from '../../core/object-key.js'
-import type { CompositeControllerSpec } from '../../api/composite-controller-spec.js'
-import type { CompositeSyncRequest, CompositeSyncResponse } from '../../api/hook-model.js'
-import { CONTROLLER_REVISIONS } from '../../kube/well-known-resources.js'
-import { TerminalError } from '../../runtime/reconcile-errors.js'
-import { decideClaim } from '../../engine/children/claim-children.js'
-import { compositeFinalizer } from '../../engine/composite/composite-kind.js'
-import {
-  compositeStrategy,
-  compositeSyncRules,
-} from '../../engine/composite/sync-composite-parent.js'
+import type { KubeObject } from '../core/kube-object.js'
+import { objectKey } from '../core/object-key.js'
+import type { CompositeControllerSpec } from '../api/composite-controller-spec.js'
+import type { CompositeSyncRequest, CompositeSyncResponse } from '../api/hook-model.js'
+import { CONTROLLER_REVISIONS } from '../kube/well-known-resources.js'
+import { TerminalError } from '../runtime/reconcile-errors.js'
+import { decideClaim } from '../engine/children/claim-children.js'
+import { compositeFinalizer } from '../engine/composite/composite-kind.js'
+import { compositeStrategy, compositeSyncRules } from '../engine/composite/sync-composite-parent.js'
 import type {
   CompositeController,
   CompositeObserved,
-} from '../../engine/composite/sync-composite-parent.js'
-import { DEFAULT_REVISION_NAMESPACE } from '../../engine/engine.js'
-import { webhookCompositeHooks } from '../../engine/hooks/webhook-hooks.js'
-import type { RolloutOutcome } from '../../engine/rollout/assemble-rollout.js'
-import { inProcessHooks } from '../../sdk/in-process.js'
-import type { CompositeHook } from '../../sdk/hook-types.js'
-import { CliError } from '../cli-error.js'
+} from '../engine/composite/sync-composite-parent.js'
+import { DEFAULT_REVISION_NAMESPACE } from '../engine/engine.js'
+import { webhookCompositeHooks } from '../engine/hooks/webhook-hooks.js'
+import type { RolloutOutcome } from '../engine/rollout/assemble-rollout.js'
+import { inProcessHooks } from '../sdk/in-process.js'
+import type { CompositeHook } from '../sdk/hook-types.js'
+import { OfflineError } from './offline-error.js'
 import {
   correctGuesses,
   describeObject,
   parentResourceOf,
-  readInputs,
   resourceOf,
   typeOf,
-} from './render-inputs.js'
-import type { RenderOptions, ResolvedRule } from './render-inputs.js'
-import { renderHooks } from './render-hook.js'
-import type { RenderHookKind } from './render-hook.js'
-import { asDeleting, cacheOf, NO_EVENTS, runPipeline, seedCluster } from './render-pipeline.js'
-import type { RenderRun } from './render-pipeline.js'
-import { isControllerRevision } from './render-rollout.js'
+} from './offline-resource.js'
+import type { OfflineInputs, ResolvedRule } from './offline-resource.js'
+import type { OfflineHookOptions } from './offline-hooks.js'
+import { offlineHooks } from './offline-hooks.js'
+import type { OfflineHookKind } from './offline-hooks.js'
+import { runOfflineSync } from './run-offline-sync.js'
+import { asDeleting, cacheOf, NO_EVENTS, seedCluster } from './seed-cluster.js'
+import type { OfflineRun } from './run-offline-sync.js'
 
 /** What a composite render produced. */
-export interface CompositeRender extends Pick<RenderRun, 'desired' | 'written' | 'printed'> {
+export interface CompositeRender extends Pick<OfflineRun, 'desired' | 'written' | 'printed'> {
   readonly response: CompositeSyncResponse
   /** The rollout step's decisions, when a child rule rolls. */
   readonly rollout?: RolloutOutcome
@@ -52,7 +49,7 @@ export interface CompositeRender extends Pick<RenderRun, 'desired' | 'written' |
 function compositeHooks(
   spec: CompositeControllerSpec,
   answered: (response: CompositeSyncResponse) => void
-): RenderHookKind<CompositeSyncRequest, CompositeSyncResponse> {
+): OfflineHookKind<CompositeSyncRequest, CompositeSyncResponse> {
   return {
     answered,
     webhooks: (hooks, options) => webhookCompositeHooks({ ...spec, hooks }, options),
@@ -100,7 +97,7 @@ function selectorError(spec: CompositeControllerSpec): (error: unknown) => never
   return (error) => {
     if (!(error instanceof TerminalError)) throw error
     const hint = spec.generateSelector ? '' : ' (or set spec.generateSelector on the controller)'
-    throw new CliError(`--parent: ${error.message}${hint}`)
+    throw new OfflineError(`--parent: ${error.message}${hint}`)
   }
 }
 
@@ -134,25 +131,18 @@ function offlineController(
   }
 }
 
-/** Runs the engine's composite pipeline for the `--parent`, over the files given. */
-export async function renderComposite(
-  opts: RenderOptions,
+/** Runs the engine's composite pipeline for the inputs' parent, over the inputs' objects. */
+export async function syncCompositeOffline(
+  inputs: OfflineInputs,
+  opts: OfflineHookOptions,
   controller: { object: KubeObject; spec: CompositeControllerSpec },
   warn: (line: string) => void
 ): Promise<CompositeRender> {
   const { spec, object } = controller
-  const { parent, crds, rules, byRule, held } = readInputs(
-    opts,
-    [spec.parentResource],
-    spec.childResources,
-    'childResources',
-    warn,
-    // ControllerRevisions are the rollout's input, not children.
-    isControllerRevision
-  )
+  const { parent, crds, rules, byRule, held } = inputs
   const finalizing = opts.finalizing === true
   warnOffline(spec, finalizing, warn)
-  const hooks = await renderHooks(
+  const hooks = await offlineHooks(
     opts,
     spec.hooks,
     compositeHooks(spec, (r) => {
@@ -166,7 +156,7 @@ export async function renderComposite(
     ...[...byRule].map(([rule, list]) => [resourceOf(rule).ref, list] as const),
     [CONTROLLER_REVISIONS, held],
   ])
-  const run = await runPipeline({
+  const run = await runOfflineSync({
     cluster,
     parentRef: cc.parent.ref,
     parent: seeded,

@@ -1,0 +1,16 @@
+/**
+ * Errors of an offline sync that are meant for the person who asked for it: the command line
+ * prints their message without a stack.
+ *
+ * @module
+ */
+
+/** An error in the inputs or the hook of an offline sync, worded for the user. */
+export class OfflineError extends Error {
+  override readonly name = 'OfflineError'
+}
+
+/** The message of an error, or the value as text. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}
