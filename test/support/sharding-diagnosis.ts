@@ -1,6 +1,7 @@
 // What a failed sharding test keeps so that it can be diagnosed after the fact: every replica's
-// log, the metrics of those still running, and the parents that had not converged with, for
-// each, who should own it on every replica's last ring and who wrote it last.
+// log, the metrics of those still running, how each process ended, and the parents that had not
+// converged with, for each, who should own it on every running replica's last ring and who
+// wrote it last.
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { request } from 'undici'
@@ -82,7 +83,7 @@ function unconverged(state: WorldState, replicas: readonly WorldReplica[]): obje
         name,
         uid: parent.metadata.uid,
         spec: valueOf(parent, 'spec'),
-        status: valueOf(parent, 'status'),
+        status: valueOf(parent, 'status') ?? null,
         child: child === undefined ? 'missing' : child.metadata.labels?.['v'],
         ownerOnRingOf: Object.fromEntries(
           [...rings].map(([replica, ring]) => [
@@ -110,6 +111,13 @@ export async function writeDiagnosis(
     writeFileSync(join(dir, `${name}.log`), `${lines.join('\n')}\n`)
     writeFileSync(join(dir, `${name}.metrics`), await metricsText(engine))
   }
+  const summary = replicas.map(({ name, engine }) => ({
+    name,
+    exit: engine.process.exitCode ?? engine.process.signalCode ?? 'running',
+    lastRing: lastRing(engine),
+    stopped: engine.lines.find((l) => l['msg'] === 'shutting down')?.['reason'] ?? null,
+  }))
+  writeFileSync(join(dir, 'replicas.json'), `${JSON.stringify(summary, null, 1)}\n`)
   const stuck = unconverged(state, replicas)
   writeFileSync(
     join(dir, 'unconverged.json'),

@@ -34,7 +34,12 @@ export interface ShardingWorldOptions {
   /** The API server's `ShardedListAndWatch` feature gate. */
   readonly gate: boolean
   readonly parents: number
-  /** Lease duration of the replicas, in seconds (renew deadline 3/4 of it, retry 1 s). */
+  /**
+   * Lease duration of the replicas, in seconds (renew deadline 3/4 of it, retry 1 s); by
+   * default the engine's own (15 s, renew deadline 10 s, retry 2 s). Shorter leases make
+   * crashes quicker to recover from, but a 2-core machine loaded by a rollout of 1,000 parents
+   * can delay renewals past a 6 s deadline, and a replica that cannot renew exits.
+   */
   readonly leaseSeconds?: number
 }
 
@@ -132,7 +137,18 @@ export class ShardingWorld {
 
   /** Starts a replica (again, for an identity that ran before). */
   start(identity: string, kubeconfig = this.plane.kubeconfigPath): SpawnedEngine {
-    const lease = this.options.leaseSeconds ?? 8
+    const lease = this.options.leaseSeconds
+    const durations =
+      lease === undefined
+        ? []
+        : [
+            '--sharding-lease-duration',
+            `${lease}s`,
+            '--sharding-renew-deadline',
+            `${(lease * 3) / 4}s`,
+            '--sharding-retry-period',
+            '1s',
+          ]
     const engine = spawnEngine(kubeconfig, [
       '--sharding',
       '--sharding-namespace',
@@ -141,13 +157,7 @@ export class ShardingWorld {
       this.ns,
       '--sharding-identity',
       identity,
-      // Short enough for a quick test, long enough for a loaded 2-core machine's renewals.
-      '--sharding-lease-duration',
-      `${lease}s`,
-      '--sharding-renew-deadline',
-      `${(lease * 3) / 4}s`,
-      '--sharding-retry-period',
-      '1s',
+      ...durations,
       '--discovery-interval',
       '2s',
     ])
