@@ -289,6 +289,27 @@ describe('RingMembership', () => {
     assert.equal(c.owners().get('a'), SAMPLES.length)
   })
 
+  it('serves nothing again after its renew deadline passed inside one round (a long drain)', async () => {
+    const c = cluster()
+    c.join('a')
+    c.join('b')
+    await rounds(c, ['a', 'b'], 3)
+    // A third member joins: b narrows and drains, and its drain hangs (slow in-flight syncs).
+    c.join('c')
+    await c.members.get('c')?.tick()
+    let finish: () => void = () => undefined
+    c.blocked.set('b', new Promise((resolve) => (finish = resolve)))
+    c.members.get('b')?.observeLeases([...c.store.leases.values()])
+    const bRound = c.members.get('b')?.tick()
+    // a and c see b's Lease unchanged for 15 s and serve a ring without it.
+    await rounds(c, ['a', 'c'], 12, 2000)
+    assert.deepEqual(c.members.get('a')?.members, ['a', 'c'])
+    finish()
+    await assert.rejects(Promise.resolve(bRound), /not renewed within 10000 ms/)
+    assert.equal(c.owners().get('b'), undefined, 'b serves its old hashes again')
+    c.assertNoDoubleOwner()
+  })
+
   it('keeps a member whose Lease was deleted by hand until it would have expired', async () => {
     const c = cluster()
     c.join('a')

@@ -307,6 +307,14 @@ export class RingMembership {
 
   /** Writes this member's Lease (created on the first call) with the announced ring. */
   async #renew(signal: AbortSignal | undefined): Promise<void> {
+    // Past the renew deadline the others may already have taken this member's hashes (a long
+    // drain or slow requests inside one round): a late renewal must not let it serve them again.
+    if (this.#lastRenewMs !== undefined && !this.canWrite() && !this.#releasing) {
+      this.#ownership.clear()
+      throw new Error(
+        `the ring membership lease was not renewed within ${this.#renewDeadlineMs} ms`
+      )
+    }
     const { client, namespace, ring } = this.#options
     const sentAt = this.#now()
     const name = memberLeaseName(ring, this.identity)
