@@ -20,7 +20,7 @@ export interface WorldReplica {
   readonly engine: SpawnedEngine
 }
 
-/** The parents and children as the test saw them when it failed. */
+/** The parents and children as the test saw them when it failed (none if it could not list). */
 export interface WorldState {
   readonly parents: readonly KubeObject[]
   readonly children: readonly KubeObject[]

@@ -193,20 +193,22 @@ export class ShardingWorld {
 
   /**
    * Runs `write(i)` for every parent, 25 at a time; a write that timed out on a loaded machine
-   * is retried (both writes below are idempotent: a merge patch, a create that may exist).
+   * is retried after a second, up to 5 times (both writes below are idempotent: a merge patch, a
+   * create that may exist).
    */
   async #eachParent(write: (i: number) => Promise<unknown>): Promise<void> {
     const attempt = async (i: number, left: number): Promise<unknown> =>
-      write(i).catch((error: unknown) => {
+      write(i).catch(async (error: unknown) => {
         const name = error instanceof Error ? error.name : ''
         if (name === 'AlreadyExistsError') return undefined
-        if (left > 0 && name === 'ConnectionError') return attempt(i, left - 1)
-        throw error
+        if (left === 0 || name !== 'ConnectionError') throw error
+        await new Promise((resolve) => setTimeout(resolve, 1000))
+        return attempt(i, left - 1)
       })
     const { parents } = this.options
     for (let i = 0; i < parents; i += 25)
       await Promise.all(
-        Array.from({ length: Math.min(25, parents - i) }, (_, j) => attempt(i + j, 3))
+        Array.from({ length: Math.min(25, parents - i) }, (_, j) => attempt(i + j, 5))
       )
   }
 
@@ -370,20 +372,18 @@ export class ShardingWorld {
     }
   }
 
-  /** Writes the diagnosis into the world's directory; says where, or why it could not. */
+  /**
+   * Writes the diagnosis into the world's directory and says where. The logs are written even
+   * when the API server cannot list the objects (a server too loaded to answer).
+   */
   async #keepDiagnosis(v: number | undefined): Promise<string> {
-    try {
-      const { parents, children } = await this.#objects()
-      await writeDiagnosis(this.#dir, this.replicas, {
-        parents,
-        children,
-        writes: this.writes(),
-        v,
-      })
-      return `replica logs and metrics, audit log, unconverged parents: ${this.#dir}`
-    } catch (failure) {
-      return `(cannot keep the replicas' logs: ${String(failure)})`
-    }
+    const objects = await this.#objects().catch((error: unknown) => {
+      const reason = error instanceof Error ? error.message : String(error)
+      return { parents: [], children: [], reason }
+    })
+    await writeDiagnosis(this.#dir, this.replicas, { ...objects, writes: this.writes(), v })
+    const what = 'reason' in objects ? `(no parents: ${objects.reason})` : 'unconverged parents'
+    return `replica logs and metrics, audit log, ${what}: ${this.#dir}`
   }
 
   /**
