@@ -357,6 +357,14 @@ export class RingMembership {
 
   /** Writes this member's Lease (created on the first call) with the announced ring. */
   async #renew(signal: AbortSignal | undefined): Promise<void> {
+    // Past the renew deadline the others may already have taken this member's hashes (a long
+    // drain or slow requests inside one round): a late renewal must not let it serve them again.
+    if (this.#lastRenewMs !== undefined && !this.canWrite() && !this.#releasing) {
+      this.#ownership.clear()
+      throw new Error(
+        `the ring membership lease was not renewed within ${this.#renewDeadlineMs} ms`
+      )
+    }
     const { client, namespace, ring } = this.#options
     const sentAt = this.#now()
     const name = memberLeaseName(ring, this.identity)
@@ -407,17 +415,6 @@ export class RingMembership {
       throw error
     }
     this.#resourceVersion = written.metadata.resourceVersion
-    const previous = this.#lastRenewMs
-    const late = previous === undefined ? -1 : this.#now() - previous - this.#renewDeadlineMs
-    if (late >= 0 && this.#ownership.serving !== undefined) {
-      // canWrite() was false for a while, so events of owned hashes were dropped: serve again
-      // only through an agreement, which reports every owned hash as gained.
-      this.#ownership.clear()
-      this.#log.warn('the ring membership lease was renewed late; agreeing the ring again', {
-        lease: this.lease,
-        lateMs: late,
-      })
-    }
     // Counted from when the write was sent, so a successor's expiry outlives this member's writes.
     this.#lastRenewMs = sentAt
     this.#table.observe(this.#records([written]), this.#now())
