@@ -8,8 +8,8 @@
 // and objects held by its sharded informers (parents, ConfigMaps); then two rebalances:
 //  - scale-up R → R+1: one more replica joins the converged ring; from its spawn until it serves
 //    the new ring, then until a probe parent created in a namespace it gains is synced (only the
-//    newcomer may sync it by then), and how many parents the new ring moved; then until every
-//    replica's work queue is empty again;
+//    newcomer may sync it by then), how many parents the new ring moved and how many bytes the
+//    newcomer received; then until every replica's work queue is empty again;
 //  - SIGKILL R+1 → R: the newcomer is SIGKILLed and a probe parent is created at once in a
 //    namespace it owned; from the kill until that parent is synced (its Lease must expire first).
 // Lease 30 s, renew deadline 25 s, retry 5 s.
@@ -206,7 +206,8 @@ function figureCells(figures: readonly ReplicaFigures[]): string[] {
 /**
  * Starts one more replica on a converged ring of `ids`: seconds from its spawn until it serves
  * the new ring and until a probe parent in a namespace it gains is synced; the parents moved;
- * seconds until every queue is empty again. Leaves the newcomer running, last in `engines`.
+ * seconds until every queue is empty again; the bytes the newcomer received by then. Leaves the
+ * newcomer running, last in `engines` and `ids`.
  */
 async function rebalanceAfterScaleUp(
   seeded: Seeded,
@@ -229,9 +230,10 @@ async function rebalanceAfterScaleUp(
     probe === undefined ? undefined : await probeSynced(seeded.plane, 'probe-join', probe, spawned)
   await queuesIdle(engines)
   const idleMs = performance.now() - spawned
+  const receivedBytes = await metric(joined, 'metacontroller_shard_received_bytes_total')
   const movedShare = `${moved} parents (${((100 * moved) / parents).toFixed(0)} %)`
   const probeCell = probeMs === undefined ? 'no namespace gained' : seconds(probeMs)
-  return `${ids.length - 1} → ${ids.length}: serving ${seconds(servingMs)}, probe ${probeCell}, idle ${seconds(idleMs)}; ${movedShare} moved`
+  return `${ids.length - 1} → ${ids.length}: serving ${seconds(servingMs)}, probe ${probeCell}, idle ${seconds(idleMs)}; ${movedShare} moved, ${mib(receivedBytes)} MiB received by ${newcomer}`
 }
 
 /**
