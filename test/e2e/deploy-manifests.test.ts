@@ -775,6 +775,49 @@ describe('deploy manifests', () => {
       }
     )
 
+    it(
+      'renders sharded mode as the deploy/sharded overlay: ring flags, server-side watches, a Lease Role that may delete',
+      { skip: HELM_SKIP },
+      async () => {
+        const overlay = parseManifests(await kubectl(['kustomize', 'deploy/sharded']), 'kustomize')
+        const sharded = [
+          '--set',
+          'leaderElection.enabled=false',
+          '--set',
+          'sharding.enabled=true',
+          '--set',
+          'replicas=3',
+        ]
+        const yaml = await template(...sharded)
+        const objects = parseManifests(yaml, 'helm template (sharded)')
+        const argsOf = (list: readonly KubeObject[], name: string): string[] =>
+          deploymentSpec(find(list, 'Deployment', name)).template.spec.containers[0]?.args ?? []
+        const ringFlags = (args: readonly string[]): string[] =>
+          args.filter((a) => /^--(shard|leader-election)/.test(a)).sort()
+        const ours = ringFlags(argsOf(objects, 'metacontroller-ts'))
+        assert.deepEqual(ours, ringFlags(argsOf(overlay, 'metacontroller')))
+        assert.ok(ours.includes('--sharding-server-side=true'), ours.join(' '))
+        for (const list of [objects, overlay]) {
+          const role = list.find(
+            (o) => o.kind === 'Role' && /leader-election$/.test(o.metadata.name ?? '')
+          )
+          assert.ok(role)
+          assert.ok(rulesOf(role)[0]?.verbs.includes('delete'))
+        }
+        const clientSide = ringFlags(
+          argsOf(
+            parseManifests(
+              await template(...sharded, '--set', 'sharding.serverSide=false'),
+              'helm template (sharded, client-side)'
+            ),
+            'metacontroller-ts'
+          )
+        )
+        assert.ok(clientSide.includes('--sharding-server-side=false'), clientSide.join(' '))
+        await dryRun(objects, yaml)
+      }
+    )
+
     it('renders every option and passes a dry run', { skip: HELM_SKIP }, async () => {
       const extraRules: Rule[] = [
         {

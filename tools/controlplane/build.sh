@@ -62,7 +62,8 @@ fi
 if [[ $NEED_ETCD -eq 1 ]]; then
   echo "controlplane: [3/3] etcd" >&2
   go build -p "$JOBS" -trimpath -ldflags "-s -w" -o "$TMP_OUT/etcd" go.etcd.io/etcd/server/v3
-  "$TMP_OUT/etcd" --version | head -1 >&2
+  # sed reads the whole output: `head -1` exits early, and etcd dies of SIGPIPE under pipefail.
+  "$TMP_OUT/etcd" --version | sed -n 1p >&2
 fi
 
 # Each binary is moved in only once all of them are built, so an interrupted build never leaves

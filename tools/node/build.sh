@@ -115,7 +115,7 @@ fi
 if [[ $NEED_RUNC -eq 1 ]]; then
   log "[2/3] runc $RUNC_VERSION (cgo, seccomp)"
   build_into "$TMP_OUT" 1 seccomp "-s -w -X main.version=${RUNC_VERSION#v}" runc
-  "$TMP_OUT/runc" --version | grep -q 'libseccomp' || { log "runc was built without seccomp"; exit 1; }
+  grep -q 'libseccomp' <<<"$("$TMP_OUT/runc" --version)" || { log "runc was built without seccomp"; exit 1; }
 fi
 if [[ ${#MISSING_KUBE[@]} -gt 0 ]]; then
   log "[3/3] ${MISSING_KUBE[*]} (Kubernetes $KUBE_VERSION, tools/controlplane's module)"

@@ -57,7 +57,7 @@ if ! (cd "$TMP/deb" && apt-get download nginx nginx-common) >"$TMP/apt.log" 2>&1
 fi
 for deb in "$TMP"/deb/*.deb; do dpkg-deb -x "$deb" "$TMP/root"; done
 NGINX="$TMP/root/usr/sbin/nginx"
-if ldd "$NGINX" | grep -q 'not found'; then
+if grep -q 'not found' <<<"$(ldd "$NGINX")"; then
   ldd "$NGINX" >&2
   log "nginx needs libraries this machine lacks (above); install them and retry"
   exit 1
@@ -97,7 +97,7 @@ printf '<h1>nginx from Debian, in an image built by metacontroller-ts</h1>\n' >"
   -entrypoint /usr/sbin/nginx -cmd -g -cmd "daemon off;"
 
 log "[2/3] busybox:latest from Debian's busybox-static"
-if ! dpkg-query -W -f '${Status}' busybox-static 2>/dev/null | grep -q 'ok installed'; then
+if ! grep -q 'ok installed' <<<"$(dpkg-query -W -f '${Status}' busybox-static 2>/dev/null)"; then
   need_root "cannot install Debian's busybox-static"
   { apt-get update -qq && apt-get install -y -qq busybox-static; } >"$TMP/apt.log" 2>&1 ||
     { cat "$TMP/apt.log" >&2; log "apt-get could not install busybox-static"; exit 1; }

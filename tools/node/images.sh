@@ -46,7 +46,7 @@ gcc -Os -Wall -Werror -static -DVERSION="v$PAUSE_VERSION-metactl" -o "$TMP/pause
   -file "$TMP/pause=/pause" -user 65535:65535 -entrypoint /pause
 
 log "[2/3] web server image $WEB_TAG (busybox httpd from Debian's busybox-static)"
-if ! dpkg-query -W -f '${Status}' busybox-static 2>/dev/null | grep -q 'ok installed'; then
+if ! grep -q 'ok installed' <<<"$(dpkg-query -W -f '${Status}' busybox-static 2>/dev/null)"; then
   if [[ $(id -u) -ne 0 ]] || ! { apt-get update -qq && apt-get install -y -qq busybox-static; } >"$TMP/apt.log" 2>&1; then
     log "cannot install Debian's busybox-static (needs root and apt-get); install it and retry"
     cat "$TMP/apt.log" >&2 2>/dev/null || true

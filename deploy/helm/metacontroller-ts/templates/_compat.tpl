@@ -82,6 +82,7 @@ args:
   - {{ printf "--sharding-lease-duration=%s" .Values.sharding.leaseDuration | quote }}
   - {{ printf "--sharding-renew-deadline=%s" .Values.sharding.renewDeadline | quote }}
   - {{ printf "--sharding-retry-period=%s" .Values.sharding.retryPeriod | quote }}
+  - {{ printf "--sharding-server-side=%t" (ne .Values.sharding.serverSide false) | quote }}
   {{- end }}
   {{- range .Values.extraArgs }}
   - {{ . | quote }}
