@@ -4,23 +4,26 @@
 // here). Each round gets a fresh control plane; the parents are spread over N/50 namespaces with
 // random names and sharded by namespace (`--shard-key=namespace`), so a parent's children are
 // sharded with it. Reported per round: time from the replicas' spawn until every parent is synced
-// and all 2N children exist; per replica CPU, peak RSS, API writes, objects received and held by
-// its sharded informers (parents, ConfigMaps); then, with 2 or more replicas, the rebalance after
-// a SIGKILL of one replica (kill → a new parent in a namespace it owned is synced). Lease 30 s,
-// renew deadline 25 s, retry 5 s.
+// and all 2N children exist; per replica CPU, peak RSS, API writes, objects and bytes received
+// and objects held by its sharded informers (parents, ConfigMaps); then two rebalances:
+//  - scale-up R → R+1: one more replica joins the converged ring; from its spawn until it serves
+//    the new ring, then until a probe parent created in a namespace it gains is synced (only the
+//    newcomer may sync it by then), how many parents the new ring moved and how many bytes the
+//    newcomer received; then until every replica's work queue is empty again;
+//  - SIGKILL R+1 → R: the newcomer is SIGKILLed and a probe parent is created at once in a
+//    namespace it owned; from the kill until that parent is synced (its Lease must expire first).
+// Lease 30 s, renew deadline 25 s, retry 5 s.
 //
 //   [BENCH_LARGE=1] nice node --import tsx bench/sharding-scale.ts [parents=1000] [replicas=1,2,3] \
 //     [server,client]
 //
 // Sizes above 3,000 (10,000 is the one the issue asks for) are opt-in with BENCH_LARGE=1.
+import { execFileSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { KubeObject } from '../src/core/kube-object.js'
 import { COMPOSITE_CONTROLLERS } from '../src/kube/well-known-resources.js'
-import { fnv1a64 } from '../src/runtime/sharding/fnv1a64.js'
-import { HashRing } from '../src/runtime/sharding/hash-ring.js'
 import { startControlPlane, waitFor } from '../src/testing/index.js'
 import type { ControlPlane } from '../src/testing/index.js'
 import { CONFIGMAPS, createNamespace, mib, runBounded } from './bench-cluster.js'
@@ -32,6 +35,15 @@ import {
   parentSynced,
   serveWebhook,
 } from './bench-parents.js'
+import {
+  metric,
+  namespacesOf,
+  parentsMoved,
+  probeSynced,
+  queuesIdle,
+  seconds,
+  servesRingOf,
+} from './bench-sharding.js'
 import { EngineProcess, ensureFreshBuild } from './engine-process-handle.js'
 
 const parents = Number(process.argv[2] ?? '1000')
@@ -45,20 +57,23 @@ const root = process.cwd()
 const logDir = mkdtempSync(join(tmpdir(), 'bench-sharding-'))
 console.log(ensureFreshBuild(root))
 console.log(
-  `logs in ${logDir}; load average at start ${loadavg()
+  `build ${buildCommit()}; logs in ${logDir}; load average at start ${loadavg()
     .map((l) => l.toFixed(1))
     .join(' ')}`
 )
 
-/** A metric of a replica, summed over the series whose labels contain `labelPart`. */
-async function metric(engine: EngineProcess, name: string, labelPart = ''): Promise<number> {
-  const text = await (await fetch(`http://127.0.0.1:${engine.metricsPort}/metrics`)).text()
-  let sum = 0
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue
-    if (line.includes(labelPart)) sum += Number(line.slice(line.lastIndexOf(' ') + 1))
-  }
-  return sum
+/** The commit the engine was built from, marked when the work tree differs from it. */
+function buildCommit(): string {
+  const git = (...args: string[]): string =>
+    execFileSync('git', args, { cwd: root, encoding: 'utf8' }).trim()
+  const dirty = git('status', '--porcelain', '--untracked-files=no') === '' ? '' : ' (modified)'
+  return `${git('rev-parse', '--short', 'HEAD')}${dirty}`
+}
+
+/** A round's cluster: the parents' namespaces with how many parents each holds. */
+interface Seeded {
+  readonly plane: ControlPlane
+  readonly parentsPerNamespace: ReadonlyMap<string, number>
 }
 
 /** Parents synced and children (ConfigMaps of the controller) in the whole cluster. */
@@ -68,18 +83,8 @@ async function progress(plane: ControlPlane): Promise<{ synced: number; children
   return { synced: list.items.filter(parentSynced).length, children: children.items.length }
 }
 
-interface ReplicaFigures {
-  readonly id: string
-  readonly cpuS: number
-  readonly peakRssMiB: number
-  readonly writes: number
-  readonly heldParents: number
-  readonly heldChildren: number
-  readonly received: number
-}
-
-/** One round: a fresh plane, N parents, R replicas; returns the figures as table cells. */
-async function round(replicas: number, mode: string): Promise<string[]> {
+/** A fresh control plane with the gate on, N parents over N/50 namespaces and the controller. */
+async function seed(hookUrl: string): Promise<Seeded> {
   const plane = await startControlPlane({
     useExistingCluster: false,
     nodes: 0,
@@ -91,89 +96,144 @@ async function round(replicas: number, mode: string): Promise<string[]> {
       'deploy/crds/controllerrevisions.yaml',
     ],
   })
-  const hook = await serveWebhook({ etag: true })
-  const engines: EngineProcess[] = []
   try {
-    const namespaceCount = Math.max(3, Math.ceil(parents / 50))
-    const namespaces: string[] = []
-    for (let i = 0; i < namespaceCount; i++)
-      namespaces.push(await createNamespace(plane.client, `bsh-${randomBytes(4).toString('hex')}`))
-    await runBounded(parents, 16, (i) =>
-      plane.client.create(PARENTS, benchParent(`p${i}`, namespaces[i % namespaceCount] ?? '', 1))
-    )
-    await plane.client.create(COMPOSITE_CONTROLLERS, {
-      apiVersion: 'metacontroller.k8s.io/v1alpha1',
-      kind: 'CompositeController',
-      metadata: { name: 'bench-sharding' },
-      spec: controllerSpec(hook.url, true),
-    })
-    const load = loadavg()[0]?.toFixed(1) ?? '?'
-    const ids = Array.from({ length: replicas }, (_, i) => `r${i + 1}`)
-    const spawned = performance.now()
-    engines.push(
-      ...(await Promise.all(
-        ids.map((id) =>
-          EngineProcess.start({
-            root,
-            kubeconfig: plane.kubeconfigPath,
-            logFile: join(logDir, `${mode}-${replicas}-${id}.log`),
-            args: [
-              '--sharding',
-              '--sharding-namespace=default',
-              '--sharding-ring=bench',
-              `--sharding-identity=${id}`,
-              '--shard-key=namespace',
-              `--sharding-server-side=${mode === 'server' ? 'true' : 'false'}`,
-              // Longer than the defaults: a loaded 2-core machine listing 10,000 parents must
-              // not make a replica miss its renewals (each try may take 2 retry periods).
-              '--sharding-lease-duration=30s',
-              '--sharding-renew-deadline=25s',
-              '--sharding-retry-period=5s',
-            ],
-          })
-        )
-      ))
-    )
-    await waitFor(
-      async () => {
-        const p = await progress(plane)
-        return p.synced >= parents && p.children >= 2 * parents ? true : undefined
-      },
-      { timeoutMs: 3_600_000, intervalMs: 2000, description: 'every parent synced' }
-    )
-    const convergedS = (performance.now() - spawned) / 1000
-    const figures: ReplicaFigures[] = []
-    for (const [i, engine] of engines.entries()) {
-      const sample = engine.sample()
-      figures.push({
-        id: ids[i] ?? '',
-        cpuS: sample.cpuMs / 1000,
-        peakRssMiB: sample.peakRssBytes / 2 ** 20,
-        writes: (await engine.requests()).writes,
-        heldParents: await metric(engine, 'metacontroller_shard_cached_objects', 'benchparents'),
-        heldChildren: await metric(engine, 'metacontroller_shard_cached_objects', 'configmaps'),
-        received: await metric(engine, 'metacontroller_shard_received_objects_total'),
-      })
-    }
-    const rebalance = replicas >= 2 ? await rebalanceAfterKill(plane, engines, ids) : '–'
-    const share = (f: ReplicaFigures): string =>
-      `${f.id} ${((100 * f.heldParents) / parents).toFixed(0)} % / ${((100 * f.heldChildren) / (2 * parents)).toFixed(0)} %`
-    return [
-      `${replicas}, ${mode}`,
-      load,
-      `${convergedS.toFixed(1)} s`,
-      figures.map((f) => f.cpuS.toFixed(1)).join(' / '),
-      figures.map((f) => mib(f.peakRssMiB * 2 ** 20)).join(' / '),
-      figures.map((f) => String(f.writes)).join(' / '),
-      figures.map((f) => String(f.received)).join(' / '),
-      figures.map(share).join(', '),
-      rebalance,
-    ]
-  } finally {
-    for (const engine of engines) await engine.stop()
-    await hook.close()
+    return { plane, parentsPerNamespace: await seedParents(plane, hookUrl) }
+  } catch (error) {
     await plane.stop()
+    throw error
   }
+}
+
+/** Creates the namespaces, the parents round-robin over them, and the controller. */
+async function seedParents(plane: ControlPlane, hookUrl: string): Promise<Map<string, number>> {
+  const namespaceCount = Math.max(3, Math.ceil(parents / 50))
+  const namespaces: string[] = []
+  for (let i = 0; i < namespaceCount; i++)
+    namespaces.push(await createNamespace(plane.client, `bsh-${randomBytes(4).toString('hex')}`))
+  const parentsPerNamespace = new Map<string, number>()
+  for (let i = 0; i < parents; i++) {
+    const namespace = namespaces[i % namespaceCount] ?? ''
+    parentsPerNamespace.set(namespace, (parentsPerNamespace.get(namespace) ?? 0) + 1)
+  }
+  await runBounded(parents, 16, (i) =>
+    plane.client.create(PARENTS, benchParent(`p${i}`, namespaces[i % namespaceCount] ?? '', 1))
+  )
+  await plane.client.create(COMPOSITE_CONTROLLERS, {
+    apiVersion: 'metacontroller.k8s.io/v1alpha1',
+    kind: 'CompositeController',
+    metadata: { name: 'bench-sharding' },
+    spec: controllerSpec(hookUrl, true),
+  })
+  return parentsPerNamespace
+}
+
+/** Starts replica `id` of the ring; its log goes to a file named after the round. */
+function startReplica(plane: ControlPlane, id: string, round: string): Promise<EngineProcess> {
+  const mode = round.split('-')[0]
+  return EngineProcess.start({
+    root,
+    kubeconfig: plane.kubeconfigPath,
+    logFile: join(logDir, `${round}-${id}.log`),
+    args: [
+      '--sharding',
+      '--sharding-namespace=default',
+      '--sharding-ring=bench',
+      `--sharding-identity=${id}`,
+      '--shard-key=namespace',
+      `--sharding-server-side=${mode === 'server' ? 'true' : 'false'}`,
+      // Longer than the defaults: a loaded 2-core machine listing 10,000 parents must not make
+      // a replica miss its renewals (each try may take 2 retry periods).
+      '--sharding-lease-duration=30s',
+      '--sharding-renew-deadline=25s',
+      '--sharding-retry-period=5s',
+    ],
+  })
+}
+
+/** Resolves once every parent is synced and all 2N children exist. */
+async function converged(plane: ControlPlane): Promise<void> {
+  await waitFor(
+    async () => {
+      const p = await progress(plane)
+      return p.synced >= parents && p.children >= 2 * parents ? true : undefined
+    },
+    { timeoutMs: 3_600_000, intervalMs: 2000, description: 'every parent synced' }
+  )
+}
+
+/** What one replica used and received until convergence. */
+interface ReplicaFigures {
+  readonly id: string
+  readonly cpuS: number
+  readonly peakRssMiB: number
+  readonly writes: number
+  readonly heldParents: number
+  readonly heldChildren: number
+  readonly received: number
+  readonly receivedBytes: number
+}
+
+/** Reads a replica's figures from /proc and its metrics. */
+async function figuresOf(engine: EngineProcess, id: string): Promise<ReplicaFigures> {
+  const sample = engine.sample()
+  return {
+    id,
+    cpuS: sample.cpuMs / 1000,
+    peakRssMiB: sample.peakRssBytes / 2 ** 20,
+    writes: (await engine.requests()).writes,
+    heldParents: await metric(engine, 'metacontroller_shard_cached_objects', 'benchparents'),
+    heldChildren: await metric(engine, 'metacontroller_shard_cached_objects', 'configmaps'),
+    received: await metric(engine, 'metacontroller_shard_received_objects_total'),
+    receivedBytes: await metric(engine, 'metacontroller_shard_received_bytes_total'),
+  }
+}
+
+/** The per-replica cells of the table. */
+function figureCells(figures: readonly ReplicaFigures[]): string[] {
+  const each = (cell: (f: ReplicaFigures) => string): string => figures.map(cell).join(' / ')
+  const share = (f: ReplicaFigures): string =>
+    `${f.id} ${((100 * f.heldParents) / parents).toFixed(0)} % / ${((100 * f.heldChildren) / (2 * parents)).toFixed(0)} %`
+  return [
+    each((f) => f.cpuS.toFixed(1)),
+    each((f) => f.peakRssMiB.toFixed(1)),
+    each((f) => String(f.writes)),
+    each((f) => String(f.received)),
+    each((f) => mib(f.receivedBytes)),
+    figures.map(share).join(', '),
+  ]
+}
+
+/**
+ * Starts one more replica on a converged ring of `ids`: seconds from its spawn until it serves
+ * the new ring and until a probe parent in a namespace it gains is synced; the parents moved;
+ * seconds until every queue is empty again; the bytes the newcomer received by then. Leaves the
+ * newcomer running, last in `engines` and `ids`.
+ */
+async function rebalanceAfterScaleUp(
+  seeded: Seeded,
+  engines: EngineProcess[],
+  ids: string[],
+  round: string
+): Promise<string> {
+  const newcomer = `r${ids.length + 1}`
+  const grown = [...ids, newcomer]
+  const gained = namespacesOf(seeded.parentsPerNamespace.keys(), grown, newcomer)
+  const moved = parentsMoved(seeded.parentsPerNamespace, ids, grown)
+  const spawned = performance.now()
+  const joined = await startReplica(seeded.plane, newcomer, round)
+  engines.push(joined)
+  ids.push(newcomer)
+  await servesRingOf(joined, grown.length)
+  const servingMs = performance.now() - spawned
+  const probe = gained[0]
+  const probeMs =
+    probe === undefined ? undefined : await probeSynced(seeded.plane, 'probe-join', probe, spawned)
+  await queuesIdle(engines)
+  const idleMs = performance.now() - spawned
+  const receivedBytes = await metric(joined, 'metacontroller_shard_received_bytes_total')
+  const movedShare = `${moved} parents (${((100 * moved) / parents).toFixed(0)} %)`
+  const probeCell = probeMs === undefined ? 'no namespace gained' : seconds(probeMs)
+  return `${ids.length - 1} → ${ids.length}: serving ${seconds(servingMs)}, probe ${probeCell}, idle ${seconds(idleMs)}; ${movedShare} moved, ${mib(receivedBytes)} MiB received by ${newcomer}`
 }
 
 /**
@@ -181,45 +241,67 @@ async function round(replicas: number, mode: string): Promise<string[]> {
  * that parent is synced (its Lease must expire first: 30 s here).
  */
 async function rebalanceAfterKill(
-  plane: ControlPlane,
+  seeded: Seeded,
   engines: EngineProcess[],
   ids: readonly string[]
 ): Promise<string> {
   const victim = ids.at(-1) ?? ''
-  const ring = new HashRing(ids)
-  const namespaces = await plane.client.list({
-    group: '',
-    version: 'v1',
-    resource: 'namespaces',
-    namespaced: false,
-  })
-  const owned = namespaces.items
-    .map((n) => n.metadata.name ?? '')
-    .find((n) => n.startsWith('bsh-') && ring.ownerOf(fnv1a64(n)) === victim)
+  const owned = namespacesOf(seeded.parentsPerNamespace.keys(), ids, victim)[0]
   if (owned === undefined) return 'no namespace of the victim'
   const killed = performance.now()
   engines.at(-1)?.signal('SIGKILL')
-  await plane.client.create(PARENTS, benchParent('probe', owned, 1))
-  await waitFor(
-    async () => {
-      const probe: KubeObject = await plane.client.get(PARENTS, 'probe', { namespace: owned })
-      return parentSynced(probe) ? true : undefined
-    },
-    { timeoutMs: 300_000, intervalMs: 200, description: 'the probe parent synced' }
-  )
-  return `${((performance.now() - killed) / 1000).toFixed(1)} s`
+  const probeMs = await probeSynced(seeded.plane, 'probe-kill', owned, killed)
+  return `${ids.length} → ${ids.length - 1}: ${seconds(probeMs)}`
+}
+
+/** One round: a fresh plane, N parents, R replicas; returns the figures as table cells. */
+async function round(replicas: number, mode: string): Promise<string[]> {
+  const hook = await serveWebhook({ etag: true })
+  const seeded = await seed(hook.url).catch(async (error: unknown) => {
+    await hook.close()
+    throw error
+  })
+  const engines: EngineProcess[] = []
+  try {
+    const load = loadavg()[0]?.toFixed(1) ?? '?'
+    const ids = Array.from({ length: replicas }, (_, i) => `r${i + 1}`)
+    const name = `${mode}-${replicas}`
+    const spawned = performance.now()
+    engines.push(...(await Promise.all(ids.map((id) => startReplica(seeded.plane, id, name)))))
+    await converged(seeded.plane)
+    const convergedMs = performance.now() - spawned
+    const figures: ReplicaFigures[] = []
+    for (const [i, engine] of engines.entries()) figures.push(await figuresOf(engine, ids[i] ?? ''))
+    console.log(`  converged in ${seconds(convergedMs)}`)
+    const scaleUp = await rebalanceAfterScaleUp(seeded, engines, ids, name)
+    console.log(`  scale-up ${scaleUp}`)
+    const kill = await rebalanceAfterKill(seeded, engines, ids)
+    return [
+      `${replicas}, ${mode}`,
+      load,
+      seconds(convergedMs),
+      ...figureCells(figures),
+      scaleUp,
+      kill,
+    ]
+  } finally {
+    for (const engine of engines) await engine.stop()
+    await hook.close()
+    await seeded.plane.stop()
+  }
 }
 
 const rows: string[][] = []
 for (const mode of modes)
   for (const replicas of replicaCounts) {
     console.log(`round: ${replicas} replica(s), ${mode}-side watches, ${parents} parents`)
+    const started = new Date().toISOString().slice(11, 16)
     const row = await round(replicas, mode)
-    console.log(`| ${row.join(' | ')} |`)
+    console.log(`| ${row.join(' | ')} | (started ${started} UTC)`)
     rows.push(row)
   }
 console.log(
-  '\n| replicas, watches | load | converged | CPU s per replica | peak RSS per replica | writes per replica | objects received per replica | held parents / children per replica | rebalance after SIGKILL |'
+  '\n| replicas, watches | load | converged | CPU s per replica | peak RSS MiB per replica | writes per replica | objects received per replica | MiB received per replica | parents / children held per replica | scale-up R → R+1 (from the spawn) | SIGKILL R+1 → R |'
 )
-console.log('|---|---|---|---|---|---|---|---|---|')
+console.log('|---|---|---|---|---|---|---|---|---|---|---|')
 for (const row of rows) console.log(`| ${row.join(' | ')} |`)

@@ -71,6 +71,8 @@ export interface ListPageOptions extends ListOptions {
   readonly limit?: number
   readonly continue?: string
   readonly resourceVersion?: string
+  /** Told the byte length of the page's response body (for metrics). */
+  readonly onResponseBytes?: (bytes: number) => void
 }
 
 /** Options of a watch request. */
@@ -156,6 +158,9 @@ export class DynamicClient {
         resourceVersion: options.resourceVersion,
       },
       ...callFields(options),
+      ...(options.onResponseBytes === undefined
+        ? {}
+        : { onResponseBytes: options.onResponseBytes }),
     })
     const kind = list.kind.endsWith('List') ? list.kind.slice(0, -4) : list.kind
     for (const item of list.items) {

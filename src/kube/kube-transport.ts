@@ -44,6 +44,11 @@ export interface KubeRequest {
   readonly signal?: AbortSignal
   /** Per-request timeout; the transport default applies when absent. `0` disables it (watches). */
   readonly timeoutMs?: number
+  /**
+   * Told the byte length of a 2xx response body once it is read (JSON requests only; a stream's
+   * reader counts its own chunks), for metrics of what a collection costs to receive.
+   */
+  readonly onResponseBytes?: (bytes: number) => void
 }
 
 /** A streamed response, for watches. The caller must consume or destroy `body`. */
@@ -228,7 +233,10 @@ export class KubeTransport {
 
   async #requestJson<T>(req: KubeRequest, limiter: RequestLimiter | undefined): Promise<T> {
     const response = await this.#send(req, limiter)
-    const text = await response.body.text()
+    const text =
+      req.onResponseBytes === undefined
+        ? await response.body.text()
+        : await countedText(response.body, req.onResponseBytes)
     return (text === '' ? undefined : JSON.parse(text)) as T
   }
 
@@ -350,6 +358,21 @@ export class KubeTransport {
   async close(): Promise<void> {
     await this.#agent.close()
   }
+}
+
+/** Reads a body as UTF-8 text, telling `onBytes` how many bytes arrived (chunk lengths, summed). */
+async function countedText(
+  body: Dispatcher.ResponseData['body'],
+  onBytes: (bytes: number) => void
+): Promise<string> {
+  const chunks: Buffer[] = []
+  let bytes = 0
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    chunks.push(chunk)
+    bytes += chunk.length
+  }
+  onBytes(bytes)
+  return Buffer.concat(chunks, bytes).toString('utf8')
 }
 
 function shouldRetry(error: ApiError, attempt: number, maxRetries: number): boolean {

@@ -38,9 +38,20 @@ export function parseWatchLine(line: string): WatchEvent {
   return { type: value['type'] as WatchEventType, object: value['object'] as KubeObject }
 }
 
-/** Reads newline-delimited watch events from a response body until it ends. */
-export async function* readWatchEvents(body: Readable): AsyncGenerator<WatchEvent> {
+/**
+ * Reads newline-delimited watch events from a response body until it ends; `onBytes` is told the
+ * length of each chunk as it arrives (for metrics: no event is serialized again to be measured).
+ */
+export async function* readWatchEvents(
+  body: Readable,
+  onBytes?: (bytes: number) => void
+): AsyncGenerator<WatchEvent> {
   const lines = createInterface({ input: body, crlfDelay: Infinity })
+  // Attached in the same tick as readline's own listener, so both see every chunk.
+  if (onBytes !== undefined)
+    body.on('data', (chunk: Buffer | string) => {
+      onBytes(chunk.length)
+    })
   try {
     for await (const line of lines) {
       if (line.trim() !== '') yield parseWatchLine(line)

@@ -18,12 +18,16 @@ export interface ListWatcher<T extends KubeObject = KubeObject> {
     readonly limit: number
     readonly continue?: string
     readonly signal: AbortSignal
+    /** Told the byte length of the page's response body (list-watchers over HTTP). */
+    readonly onBytes?: (bytes: number) => void
   }): Promise<KubeList<T>>
   /** Opens a watch from `resourceVersion` with bookmarks; the stream ends when the watch does. */
   watch(options: {
     readonly resourceVersion: string
     readonly timeoutSeconds: number
     readonly signal: AbortSignal
+    /** Told the byte length of each chunk of the stream as it arrives (list-watchers over HTTP). */
+    readonly onBytes?: (bytes: number) => void
   }): Promise<AsyncIterable<WatchEvent>>
 }
 
@@ -51,18 +55,15 @@ export function dynamicListWatcher<T extends KubeObject = KubeObject>(
   ref: ResourceRef,
   scope: ListWatchScope = {}
 ): ListWatcher<T> {
-  const where = scope.namespace === undefined ? '' : ` in ${scope.namespace}`
-  const selector = scope.labelSelector === undefined ? '' : ` (${scope.labelSelector})`
-  const fields = scope.fieldSelector === undefined ? '' : ` [${scope.fieldSelector}]`
-  const group = ref.group === '' ? '' : `.${ref.group}`
   return {
-    description: `${ref.resource}.${ref.version}${group}${where}${selector}${fields}`,
+    description: describeCollection(ref, scope),
     listPage: (options) =>
       client.listPage<T>(ref, {
         ...scope,
         limit: options.limit,
         signal: options.signal,
         ...(options.continue === undefined ? {} : { continue: options.continue }),
+        ...(options.onBytes === undefined ? {} : { onResponseBytes: options.onBytes }),
       }),
     watch: async (options) => {
       const stream = await client.watch(ref, {
@@ -72,7 +73,19 @@ export function dynamicListWatcher<T extends KubeObject = KubeObject>(
         timeoutSeconds: options.timeoutSeconds,
         signal: options.signal,
       })
-      return readWatchEvents(stream.body)
+      return readWatchEvents(stream.body, options.onBytes)
     },
   }
+}
+
+/**
+ * How {@link dynamicListWatcher} describes a collection (`pods.v1 in ns (labels) [fields]`), the
+ * name metrics label it with; the shard selector is left out.
+ */
+export function describeCollection(ref: ResourceRef, scope: ListWatchScope = {}): string {
+  const where = scope.namespace === undefined ? '' : ` in ${scope.namespace}`
+  const selector = scope.labelSelector === undefined ? '' : ` (${scope.labelSelector})`
+  const fields = scope.fieldSelector === undefined ? '' : ` [${scope.fieldSelector}]`
+  const group = ref.group === '' ? '' : `.${ref.group}`
+  return `${ref.resource}.${ref.version}${group}${where}${selector}${fields}`
 }

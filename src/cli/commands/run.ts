@@ -14,6 +14,7 @@ import { startOpsServer } from './ops-server.js'
 import { startEngineSharding } from '../../engine/sharding/engine-sharding.js'
 import type { EngineSharding } from '../../engine/sharding/engine-sharding.js'
 import { ShardMetrics } from '../../engine/sharding/shard-metrics.js'
+import { countReceivedBytes } from '../../engine/sharding/count-received-bytes.js'
 import type { ClusterConfig } from '../../kube/cluster-config.js'
 import { loadClusterConfig, SERVICE_ACCOUNT_DIR } from '../../kube/load-cluster-config.js'
 import { EventLoopWatchdog } from '../../runtime/event-loop-watchdog.js'
@@ -89,7 +90,8 @@ async function startSharding(
 ): Promise<EngineSharding | undefined> {
   const flags = config.sharding
   if (!flags.enabled) return undefined
-  return startEngineSharding(cluster, {
+  const metrics = new ShardMetrics(engineMetrics.registry)
+  const sharding = startEngineSharding(cluster, {
     namespace: await leaseNamespace(config),
     ring: flags.ring,
     field: flags.field,
@@ -97,7 +99,7 @@ async function startSharding(
     renewDeadlineMs: flags.renewDeadlineMs,
     retryPeriodMs: flags.retryPeriodMs,
     ...(flags.identity === undefined ? {} : { identity: flags.identity }),
-    metrics: new ShardMetrics(engineMetrics.registry),
+    metrics,
     serverSideWatches: flags.serverSide,
     // Moving from --leader-election to --sharding: the old leader hands over first.
     afterLeaderLease: {
@@ -109,6 +111,17 @@ async function startSharding(
     },
     log,
   })
+  return withReceivedBytes(sharding, metrics)
+}
+
+/** `sharding`, its sharded informers counting the bytes they receive into `metrics`. */
+function withReceivedBytes(sharding: EngineSharding, metrics: ShardMetrics): EngineSharding {
+  const { shard } = sharding
+  if (shard.watches === undefined) return sharding
+  const watches = countReceivedBytes(shard.watches, (collection, bytes) => {
+    metrics.receivedBytes(collection, bytes)
+  })
+  return { ...sharding, shard: { ...shard, watches } }
 }
 
 /**

@@ -4,7 +4,7 @@ import { Registry } from '../../runtime/prom-client-core.js'
 import { ShardMetrics } from './shard-metrics.js'
 
 describe('ShardMetrics', () => {
-  it('counts handoffs after the first ring, owned, dropped and waiting parents, received objects and fallbacks', async () => {
+  it('counts handoffs after the first ring, owned, dropped and waiting parents, received objects and bytes, and fallbacks', async () => {
     const registry = new Registry()
     const metrics = new ShardMetrics(registry)
     metrics.served(1, true)
@@ -14,6 +14,8 @@ describe('ShardMetrics', () => {
     metrics.dropped('CompositeController-a', 1)
     metrics.waiting('CompositeController-a', 7)
     metrics.received('shps.v1.example.com', 40)
+    metrics.receivedBytes('shps.v1.example.com', 1000)
+    metrics.receivedBytes('shps.v1.example.com', 24)
     metrics.fellBack('shps.v1.example.com')
     metrics.held('shps.v1.example.com', 12)
     const text = await registry.metrics()
@@ -34,6 +36,10 @@ describe('ShardMetrics', () => {
     assert.match(
       text,
       /^metacontroller_shard_received_objects_total\{resource="shps.v1.example.com"\} 40$/m
+    )
+    assert.match(
+      text,
+      /^metacontroller_shard_received_bytes_total\{resource="shps.v1.example.com"\} 1024$/m
     )
     assert.match(
       text,

@@ -16,6 +16,7 @@ export class ShardMetrics {
   readonly #waiting: Gauge<'controller'>
   readonly #fallbacks: Counter<'resource'>
   readonly #received: Counter<'resource'>
+  readonly #receivedBytes: Counter<'resource'>
   readonly #held: Gauge<'resource'>
 
   constructor(registry: Registry) {
@@ -60,6 +61,12 @@ export class ShardMetrics {
       labelNames: ['resource'],
       registers,
     })
+    this.#receivedBytes = new Counter({
+      name: 'metacontroller_shard_received_bytes_total',
+      help: 'Bytes of the response bodies a sharded collection received from the API server: its lists and watch streams, bookmarks included',
+      labelNames: ['resource'],
+      registers,
+    })
     this.#held = new Gauge({
       name: 'metacontroller_shard_cached_objects',
       help: 'Objects a sharded collection holds in its cache',
@@ -92,6 +99,11 @@ export class ShardMetrics {
   /** Objects a sharded collection received. */
   received(resource: string, count: number): void {
     this.#received.inc({ resource }, count)
+  }
+
+  /** Response bytes a sharded collection received. */
+  receivedBytes(resource: string, bytes: number): void {
+    this.#receivedBytes.inc({ resource }, bytes)
   }
 
   /** Objects a sharded collection holds. */

@@ -62,6 +62,11 @@ async function next(events: AsyncIterator<WatchEvent>): Promise<WatchEvent | und
 const ring = new HashRing(['a', 'b'])
 const signal = new AbortController().signal
 
+/** A watch stream that ends at once. */
+async function* noEvents(): AsyncGenerator<WatchEvent> {
+  // Nothing happens on this watch.
+}
+
 describe('shardedListWatcher', () => {
   it('lists only after the first ring, with its selector, and relists when the ranges change', async () => {
     const selection = new ShardSelection('uid')
@@ -125,5 +130,42 @@ describe('shardedListWatcher', () => {
     await lw.listPage({ limit: 500, signal })
     assert.equal(fake.selectors.at(-1), undefined, 'later lists carry no selector')
     assert.equal(fallbacks.length, 1)
+  })
+
+  it('hands each call’s byte counter on to the list-watcher that answers it, selected or whole', async () => {
+    const selection = new ShardSelection('uid')
+    selection.serve(ring.rangesOf('a'))
+    const told: string[] = []
+    const source = (shardSelector?: string): ListWatcher => {
+      const who = shardSelector === undefined ? 'whole' : 'selected'
+      return {
+        description: 'configmaps.v1 in ns',
+        listPage: (page) => {
+          page.onBytes?.(1)
+          told.push(`${who} list ${page.onBytes === undefined ? 'without' : 'with'} a counter`)
+          return Promise.resolve({ apiVersion: 'v1', kind: 'List', metadata: {}, items: [] })
+        },
+        watch: (watch) => {
+          told.push(`${who} watch ${watch.onBytes === undefined ? 'without' : 'with'} a counter`)
+          return Promise.resolve(noEvents())
+        },
+      }
+    }
+    let bytes = 0
+    const onBytes = (n: number): void => {
+      bytes += n
+    }
+    for (const serverSide of [true, false]) {
+      const lw = shardedListWatcher({ source, selection, serverSide, onFallback: () => undefined })
+      await lw.listPage({ limit: 500, signal, onBytes })
+      await lw.watch({ resourceVersion: '1', timeoutSeconds: 60, signal, onBytes })
+    }
+    assert.deepEqual(told, [
+      'selected list with a counter',
+      'selected watch with a counter',
+      'whole list with a counter',
+      'whole watch with a counter',
+    ])
+    assert.equal(bytes, 2)
   })
 })
