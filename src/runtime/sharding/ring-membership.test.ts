@@ -18,6 +18,8 @@ class LeaseStore {
   readonly leases = new Map<string, KubeObject>()
   version = 0
   readonly cut = new Set<string>()
+  /** Members whose next write lands but whose answer is lost (a timeout). */
+  readonly lostAnswer = new Set<string>()
   /** Writes per member. */
   readonly writes = new Map<string, number>()
   /** What a watch of the Leases delivers: called after every write and delete. */
@@ -51,7 +53,9 @@ class LeaseStore {
         const lease = this.leases.get(o.metadata.name ?? '')
         if (lease?.metadata.resourceVersion !== o.metadata.resourceVersion)
           throw new ConflictError('conflict', details('Conflict'))
-        return Promise.resolve(copy<T>(this.#store(o, member)))
+        const stored = this.#store(o, member)
+        if (this.lostAnswer.delete(member)) throw new Error('the operation timed out')
+        return Promise.resolve(copy<T>(stored))
       },
       delete: (
         _r: unknown,
@@ -325,6 +329,20 @@ describe('RingMembership', () => {
     await assert.rejects(Promise.resolve(bRound), /not renewed within 10000 ms/)
     assert.equal(c.owners().get('b'), undefined, 'b serves its old hashes again')
     c.assertNoDoubleOwner()
+  })
+
+  it('renews in the round after a write whose answer was lost, not a round later', async () => {
+    const c = cluster()
+    const a = c.join('a')
+    await a.tick()
+    c.store.lostAnswer.add('a')
+    c.clock.now += 2000
+    await assert.rejects(a.tick(), /timed out/)
+    c.clock.now += 2000
+    // The Lease changed since a's last known version (its own write landed): written again.
+    await a.tick()
+    assert.equal(a.canWrite(), true)
+    assert.equal(a.owns(0n), true)
   })
 
   it('keeps a member whose Lease was deleted by hand until it would have expired', async () => {

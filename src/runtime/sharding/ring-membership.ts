@@ -391,21 +391,29 @@ export class RingMembership {
       ...lease,
       metadata: { ...lease.metadata, resourceVersion },
     })
+    // Only this member writes its Lease (the others only delete it once it is long dead), so a
+    // Lease that exists already, or changed since this member's last write, holds this member's
+    // own write whose answer was lost (a timeout): write again over the version read now rather
+    // than a retry period later, which a loaded member may not have before its renew deadline.
+    const overCurrent = async (): Promise<KubeObject> => {
+      const current = await client.get(LEASE_RESOURCE, name, { namespace, ...options })
+      return client.update(LEASE_RESOURCE, at(current.metadata.resourceVersion ?? ''), options)
+    }
     let written: KubeObject
     try {
-      if (this.#resourceVersion !== undefined)
-        written = await client.update(LEASE_RESOURCE, at(this.#resourceVersion), options)
-      else {
+      if (this.#resourceVersion !== undefined) {
+        try {
+          written = await client.update(LEASE_RESOURCE, at(this.#resourceVersion), options)
+        } catch (error) {
+          if (!(error instanceof ConflictError)) throw error
+          written = await overCurrent()
+        }
+      } else {
         try {
           written = await client.create(LEASE_RESOURCE, lease, options)
         } catch (error) {
           if (!(error instanceof AlreadyExistsError)) throw error
-          const current = await client.get(LEASE_RESOURCE, name, { namespace, ...options })
-          written = await client.update(
-            LEASE_RESOURCE,
-            at(current.metadata.resourceVersion ?? ''),
-            options
-          )
+          written = await overCurrent()
         }
       }
     } catch (error) {
