@@ -76,8 +76,8 @@ export interface RingMembershipOptions {
   readonly drain: () => Promise<void>
   /**
    * Called after ownership changed to a newly agreed ring, with the hashes this member gained:
-   * those it did not own all the time since the previous ring (all it owns after the first ring,
-   * or after its renewals lapsed), e.g. to enqueue the parents whose events it dropped.
+   * those it did not own all the time since the previous ring (on the first ring: all it owns),
+   * e.g. to enqueue the parents whose events it dropped.
    */
   readonly onServe?: (ring: HashRing, gained: (hash: bigint) => boolean) => void
   /**
