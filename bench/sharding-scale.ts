@@ -150,12 +150,28 @@ function startReplica(plane: ControlPlane, id: string, round: string): Promise<E
   })
 }
 
-/** Resolves once every parent is synced and all 2N children exist. */
-async function converged(plane: ControlPlane): Promise<void> {
-  await waitFor(
+/** How long nothing may move, every queue empty, before a round is called stuck. */
+const STALL_MS = 120_000
+
+/**
+ * Resolves with "" once every parent is synced and all 2N children exist, or with what was
+ * synced once nothing moved for {@link STALL_MS} while every replica's work queue was empty (the
+ * remaining parents were dropped and nothing will enqueue them again).
+ */
+async function converged(plane: ControlPlane, engines: readonly EngineProcess[]): Promise<string> {
+  let last = { synced: -1, atMs: performance.now() }
+  return await waitFor(
     async () => {
       const p = await progress(plane)
-      return p.synced >= parents && p.children >= 2 * parents ? true : undefined
+      if (p.synced >= parents && p.children >= 2 * parents) return ''
+      if (p.synced !== last.synced) last = { synced: p.synced, atMs: performance.now() }
+      if (performance.now() - last.atMs < STALL_MS) return undefined
+      const depths = await Promise.all(engines.map((e) => metric(e, 'workqueue_depth')))
+      if (depths.some((d) => d > 0)) return undefined
+      const dropped = await Promise.all(
+        engines.map((e) => metric(e, 'metacontroller_shard_parents_dropped_total'))
+      )
+      return `stuck at ${p.synced} of ${parents} synced (queues empty; parents dropped ${dropped.join(' / ')})`
     },
     { timeoutMs: 3_600_000, intervalMs: 2000, description: 'every parent synced' }
   )
@@ -268,22 +284,17 @@ async function round(replicas: number, mode: string): Promise<string[]> {
     const name = `${mode}-${replicas}`
     const spawned = performance.now()
     engines.push(...(await Promise.all(ids.map((id) => startReplica(seeded.plane, id, name)))))
-    await converged(seeded.plane)
+    const stuck = await converged(seeded.plane, engines)
     const convergedMs = performance.now() - spawned
     const figures: ReplicaFigures[] = []
     for (const [i, engine] of engines.entries()) figures.push(await figuresOf(engine, ids[i] ?? ''))
-    console.log(`  converged in ${seconds(convergedMs)}`)
+    const convergedCell =
+      stuck === '' ? seconds(convergedMs) : `${stuck} after ${seconds(convergedMs)}`
+    console.log(`  converged: ${convergedCell}`)
     const scaleUp = await rebalanceAfterScaleUp(seeded, engines, ids, name)
     console.log(`  scale-up ${scaleUp}`)
     const kill = await rebalanceAfterKill(seeded, engines, ids)
-    return [
-      `${replicas}, ${mode}`,
-      load,
-      seconds(convergedMs),
-      ...figureCells(figures),
-      scaleUp,
-      kill,
-    ]
+    return [`${replicas}, ${mode}`, load, convergedCell, ...figureCells(figures), scaleUp, kill]
   } finally {
     for (const engine of engines) await engine.stop()
     await hook.close()
