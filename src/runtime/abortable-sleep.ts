@@ -4,14 +4,23 @@
  *
  * @module
  */
+import type { Clock } from './clock.js'
+import { systemClock } from './clock.js'
 
-/** Resolves after `ms`, or as soon as `signal` aborts (at once if it already has). */
-export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+/**
+ * Resolves after `ms` on `clock` (Node's timers by default), or as soon as `signal` aborts (at
+ * once if it already has).
+ */
+export function abortableSleep(
+  ms: number,
+  signal: AbortSignal,
+  clock: Clock = systemClock
+): Promise<void> {
   if (signal.aborted) return Promise.resolve()
   return new Promise((resolve) => {
-    const timer = setTimeout(done, ms)
+    const timer = clock.setTimeout(done, ms)
     function done(): void {
-      clearTimeout(timer)
+      clock.clearTimeout(timer)
       signal.removeEventListener('abort', done)
       resolve()
     }

@@ -799,7 +799,7 @@ describe('deploy manifests', () => {
         assert.ok(ours.includes('--sharding-server-side=true'), ours.join(' '))
         for (const list of [objects, overlay]) {
           const role = list.find(
-            (o) => o.kind === 'Role' && /leader-election$/.test(o.metadata.name ?? '')
+            (o) => o.kind === 'Role' && (o.metadata.name ?? '').endsWith('leader-election')
           )
           assert.ok(role)
           assert.ok(rulesOf(role)[0]?.verbs.includes('delete'))

@@ -15,6 +15,8 @@ export interface AuditWrite {
   readonly receivedMs: number
   /** When the response was complete. */
   readonly completedMs: number
+  /** The response's HTTP status code (0 when the log has none). */
+  readonly code: number
 }
 
 interface AuditEvent {
@@ -23,6 +25,7 @@ interface AuditEvent {
   readonly objectRef?: { resource?: string; namespace?: string; name?: string }
   readonly requestReceivedTimestamp?: string
   readonly stageTimestamp?: string
+  readonly responseStatus?: { code?: number }
 }
 
 /** Parses the writes to `resources` in `namespace` made by user agents `<prefix><replica>`. */
@@ -48,6 +51,7 @@ export function readAuditWrites(
       receivedMs:
         Date.parse(event.requestReceivedTimestamp ?? '') + micros(event.requestReceivedTimestamp),
       completedMs: Date.parse(event.stageTimestamp ?? '') + micros(event.stageTimestamp),
+      code: event.responseStatus?.code ?? 0,
     })
   }
   return writes.sort((a, b) => a.receivedMs - b.receivedMs)
@@ -96,4 +100,30 @@ export function doubleWriters(
     }
   }
   return found
+}
+
+/**
+ * Children that were not created exactly once or were ever deleted, from the writes to
+ * `resource` (children named after their parents): each is a lost or duplicated child. A create
+ * the server refused (409: it existed) is counted as an attempted second create.
+ */
+export function childFaults(
+  writes: readonly AuditWrite[],
+  resource: string,
+  parents: readonly string[]
+): string[] {
+  const creates = new Map<string, number>()
+  const deletes = new Map<string, number>()
+  for (const write of writes) {
+    if (write.resource !== resource) continue
+    if (write.verb === 'create') creates.set(write.parent, (creates.get(write.parent) ?? 0) + 1)
+    if (write.verb === 'delete') deletes.set(write.parent, (deletes.get(write.parent) ?? 0) + 1)
+  }
+  return parents.flatMap((parent) => {
+    const created = creates.get(parent) ?? 0
+    const deleted = deletes.get(parent) ?? 0
+    return created === 1 && deleted === 0
+      ? []
+      : [`${parent}: created ${created} times, deleted ${deleted} times`]
+  })
 }

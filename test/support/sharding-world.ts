@@ -1,20 +1,19 @@
 // A world for sharding tests on a control plane of their own: an audit log, a CompositeController
 // whose parents each get one child at the parent's `spec.v`, and `metactl run --sharding`
 // replicas spawned as processes, with helpers to roll out, wait for convergence and the ring, and
-// prove from the audit log that no parent had two writers.
+// prove from the audit log that no parent had two writers and no child was lost or duplicated.
+// A failed wait keeps the replicas' logs and metrics, the audit log and the unconverged parents
+// in a directory its error names.
 import assert from 'node:assert/strict'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer, connect } from 'node:net'
-import type { Server, Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { request } from 'undici'
 import type { KubeObject } from '../../src/core/kube-object.js'
-import { isJsonObject } from '../../src/core/kube-object.js'
 import { startControlPlane, waitFor } from '../../src/testing/index.js'
 import type { ControlPlane } from '../../src/testing/index.js'
-import { doubleWriters, readAuditWrites } from './audit-writers.js'
-import type { DoubleWriter } from './audit-writers.js'
+import { childFaults, doubleWriters, readAuditWrites } from './audit-writers.js'
+import type { AuditWrite, DoubleWriter } from './audit-writers.js'
 import {
   CCS,
   isolatedComposite,
@@ -23,15 +22,24 @@ import {
   serveHook,
 } from './engine-fixture.js'
 import type { ServedHook } from './engine-fixture.js'
+import { startPartitionProxy } from './partition-proxy.js'
+import type { PartitionProxy } from './partition-proxy.js'
+import { lastRing, valueOf, writeDiagnosis } from './sharding-diagnosis.js'
+import type { WorldReplica } from './sharding-diagnosis.js'
 import { spawnEngine } from './spawned-engine.js'
 import type { SpawnedEngine } from './spawned-engine.js'
 
-/** Options of {@link startShardingWorld}. */
+/** Options of {@link ShardingWorld.start}. */
 export interface ShardingWorldOptions {
   /** The API server's `ShardedListAndWatch` feature gate. */
   readonly gate: boolean
   readonly parents: number
-  /** Lease duration of the replicas, in seconds (renew deadline 3/4 of it, retry 1 s). */
+  /**
+   * Lease duration of the replicas, in seconds (renew deadline 3/4 of it, retry 1 s); by
+   * default the engine's own (15 s, renew deadline 10 s, retry 2 s). Shorter leases make
+   * crashes quicker to recover from, but a 2-core machine loaded by a rollout of 1,000 parents
+   * can delay renewals past a 6 s deadline, and a replica that cannot renew exits.
+   */
   readonly leaseSeconds?: number
 }
 
@@ -42,86 +50,120 @@ function logTimeMs(line: Record<string, unknown>): number {
   return Date.parse(String(ts ?? line['time']))
 }
 
-const world = isolatedComposite('ShParent', 'ShChild')
+const composite = isolatedComposite('ShParent', 'ShChild')
 
-/** The parent's or status's `v`. */
-function valueOf(object: KubeObject | undefined, path: 'spec' | 'status'): unknown {
-  const part = object?.[path]
-  return isJsonObject(part) ? part['v'] : undefined
+/** The hook: status `v` is the spec's, and one child named after the parent, labelled `v`. */
+function childAtSpecV(body: unknown) {
+  const { parent } = body as { parent: KubeObject }
+  const name = parent.metadata.name ?? ''
+  return {
+    status: { v: valueOf(parent, 'spec') },
+    children: [
+      {
+        apiVersion: composite.childCrd.apiVersion,
+        kind: 'ShChild',
+        metadata: { name, labels: { app: name, v: String(valueOf(parent, 'spec')) } },
+      },
+    ],
+  }
 }
 
-/** Starts the plane, the hook and the CompositeController; no replica runs yet. */
-export async function startShardingWorld(options: ShardingWorldOptions) {
-  const dir = mkdtempSync(join(tmpdir(), 'metactl-sharding-'))
-  const auditLog = join(dir, 'audit.log')
-  const ns = `sh-${Date.now().toString(36)}`
-  const { parentCrd, childCrd } = world
-  const plane: ControlPlane = await startControlPlane({
-    useExistingCluster: false,
-    nodes: 0,
-    auditLogPath: auditLog,
-    featureGates: { ShardedListAndWatch: options.gate },
-    crds: [...METACONTROLLER_CRDS, parentCrd.crd, childCrd.crd],
-  })
-  await plane.client.create(NAMESPACES, {
-    apiVersion: 'v1',
-    kind: 'Namespace',
-    metadata: { name: ns },
-  })
-  const hook: ServedHook = await serveHook((body) => {
-    const { parent } = body as { parent: KubeObject }
-    const name = parent.metadata.name ?? ''
-    return {
-      status: { v: valueOf(parent, 'spec') },
-      children: [
-        {
-          apiVersion: childCrd.apiVersion,
-          kind: 'ShChild',
-          metadata: { name, labels: { app: name, v: String(valueOf(parent, 'spec')) } },
-        },
-      ],
-    }
-  })
-  await plane.client.create(CCS, {
-    apiVersion: 'metacontroller.k8s.io/v1alpha1',
-    kind: 'CompositeController',
-    metadata: { name: ns },
-    spec: world.ccSpec(hook.url, ns, {
-      childResources: [
-        {
-          apiVersion: childCrd.apiVersion,
-          resource: childCrd.ref.resource,
-          updateStrategy: { method: 'InPlace' },
-        },
-      ],
-    }),
-  })
-  const engines = new Map<string, SpawnedEngine>()
-  const proxies: Server[] = []
-  const lease = options.leaseSeconds ?? 8
-  const timings: string[] = []
-  let rolloutStarted = Date.now()
+/** A plane, a hook, a CompositeController and the replicas a test starts. */
+export class ShardingWorld {
+  readonly plane: ControlPlane
+  readonly ns: string
+  readonly auditLog: string
+  readonly parentCrd = composite.parentCrd
+  readonly childCrd = composite.childCrd
+  /** The latest process of each identity. */
+  readonly engines = new Map<string, SpawnedEngine>()
+  /** Every process started, restarts included. */
+  readonly replicas: WorldReplica[] = []
+  /** Seconds from each rollout's first write until convergence: `v<n>=<s>s`. */
+  readonly timings: string[] = []
+  readonly options: ShardingWorldOptions
+  readonly #dir: string
+  readonly #hook: ServedHook
+  readonly #proxies: PartitionProxy[] = []
+  #rolloutStarted = Date.now()
+  #keep = false
 
-  const start = (identity: string, kubeconfig = plane.kubeconfigPath): SpawnedEngine => {
+  private constructor(
+    options: ShardingWorldOptions,
+    parts: { plane: ControlPlane; hook: ServedHook; dir: string; ns: string }
+  ) {
+    this.options = options
+    this.plane = parts.plane
+    this.#hook = parts.hook
+    this.#dir = parts.dir
+    this.ns = parts.ns
+    this.auditLog = join(parts.dir, 'audit.log')
+  }
+
+  /** Starts the plane, the hook and the CompositeController; no replica runs yet. */
+  static async start(options: ShardingWorldOptions): Promise<ShardingWorld> {
+    const dir = mkdtempSync(join(tmpdir(), 'metactl-sharding-'))
+    const ns = `sh-${Date.now().toString(36)}`
+    const { parentCrd, childCrd } = composite
+    const plane = await startControlPlane({
+      useExistingCluster: false,
+      nodes: 0,
+      auditLogPath: join(dir, 'audit.log'),
+      featureGates: { ShardedListAndWatch: options.gate },
+      crds: [...METACONTROLLER_CRDS, parentCrd.crd, childCrd.crd],
+    })
+    await plane.client.create(NAMESPACES, {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: ns },
+    })
+    const hook = await serveHook(childAtSpecV)
+    await plane.client.create(CCS, {
+      apiVersion: 'metacontroller.k8s.io/v1alpha1',
+      kind: 'CompositeController',
+      metadata: { name: ns },
+      spec: composite.ccSpec(hook.url, ns, {
+        childResources: [
+          {
+            apiVersion: childCrd.apiVersion,
+            resource: childCrd.ref.resource,
+            updateStrategy: { method: 'InPlace' },
+          },
+        ],
+      }),
+    })
+    return new ShardingWorld(options, { plane, hook, dir, ns })
+  }
+
+  /** Starts a replica (again, for an identity that ran before). */
+  start(identity: string, kubeconfig = this.plane.kubeconfigPath): SpawnedEngine {
+    const lease = this.options.leaseSeconds
+    const durations =
+      lease === undefined
+        ? []
+        : [
+            '--sharding-lease-duration',
+            `${lease}s`,
+            '--sharding-renew-deadline',
+            `${(lease * 3) / 4}s`,
+            '--sharding-retry-period',
+            '1s',
+          ]
     const engine = spawnEngine(kubeconfig, [
       '--sharding',
       '--sharding-namespace',
-      ns,
+      this.ns,
       '--sharding-ring',
-      ns,
+      this.ns,
       '--sharding-identity',
       identity,
-      // Short enough for a quick test, long enough for a loaded 2-core machine's renewals.
-      '--sharding-lease-duration',
-      `${lease}s`,
-      '--sharding-renew-deadline',
-      `${(lease * 3) / 4}s`,
-      '--sharding-retry-period',
-      '1s',
+      ...durations,
       '--discovery-interval',
       '2s',
     ])
-    engines.set(identity, engine)
+    const runs = this.replicas.filter((r) => r.identity === identity).length
+    this.replicas.push({ identity, name: runs === 0 ? identity : `${identity}#${runs}`, engine })
+    this.engines.set(identity, engine)
     return engine
   }
 
@@ -129,134 +171,151 @@ export async function startShardingWorld(options: ShardingWorldOptions) {
    * Starts a replica whose API connection goes through a loopback proxy; `cut()` partitions
    * it (every open connection is dropped and new ones are closed at once).
    */
-  const startBehindProxy = async (identity: string) => {
-    const server = plane.config.server
-    const target = new URL(server)
-    let partitioned = false
-    const sockets = new Set<Socket>()
-    const proxy = createServer((client) => {
-      if (partitioned) {
-        client.destroy()
-        return
-      }
-      const upstream = connect(Number(target.port), target.hostname)
-      sockets.add(client).add(upstream)
-      client.pipe(upstream).pipe(client)
-      const close = (): void => {
-        client.destroy()
-        upstream.destroy()
-        sockets.delete(client)
-        sockets.delete(upstream)
-      }
-      client.on('error', close).on('close', close)
-      upstream.on('error', close).on('close', close)
-    })
-    proxies.push(proxy)
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
-    const address = proxy.address()
-    if (address === null || typeof address === 'string') throw new Error('no proxy address')
-    const kubeconfig = join(dir, `${identity}.kubeconfig`)
+  async startBehindProxy(identity: string): Promise<{ engine: SpawnedEngine; cut: () => void }> {
+    const server = this.plane.config.server
+    const proxy = await startPartitionProxy(new URL(server))
+    this.#proxies.push(proxy)
+    const kubeconfig = join(this.#dir, `${identity}.kubeconfig`)
     writeFileSync(
       kubeconfig,
-      readFileSync(plane.kubeconfigPath, 'utf8').replaceAll(
+      readFileSync(this.plane.kubeconfigPath, 'utf8').replaceAll(
         server,
-        `https://127.0.0.1:${address.port}`
+        `https://127.0.0.1:${proxy.port}`
       )
     )
     return {
-      engine: start(identity, kubeconfig),
-      cut: (): void => {
-        partitioned = true
-        for (const socket of sockets) socket.destroy()
+      engine: this.start(identity, kubeconfig),
+      cut: () => {
+        proxy.cut()
       },
     }
   }
 
   /**
    * Runs `write(i)` for every parent, 25 at a time; a write that timed out on a loaded machine
-   * is retried (both writes below are idempotent: a merge patch, a create that may exist).
+   * is retried after a second, up to 5 times (both writes below are idempotent: a merge patch, a
+   * create that may exist).
    */
-  const eachParent = async (write: (i: number) => Promise<unknown>): Promise<void> => {
+  async #eachParent(write: (i: number) => Promise<unknown>): Promise<void> {
     const attempt = async (i: number, left: number): Promise<unknown> =>
-      write(i).catch((error: unknown) => {
+      write(i).catch(async (error: unknown) => {
         const name = error instanceof Error ? error.name : ''
         if (name === 'AlreadyExistsError') return undefined
-        if (left > 0 && name === 'ConnectionError') return attempt(i, left - 1)
-        throw error
+        if (left === 0 || name !== 'ConnectionError') throw error
+        await new Promise((resolve) => setTimeout(resolve, 1000))
+        return attempt(i, left - 1)
       })
-    for (let i = 0; i < options.parents; i += 25)
+    const { parents } = this.options
+    for (let i = 0; i < parents; i += 25)
       await Promise.all(
-        Array.from({ length: Math.min(25, options.parents - i) }, (_, j) => attempt(i + j, 3))
+        Array.from({ length: Math.min(25, parents - i) }, (_, j) => attempt(i + j, 5))
       )
   }
 
   /** Bumps every parent's `spec.v`: a rollout the replicas must all carry out. */
-  const rollout = async (v: number): Promise<void> => {
-    rolloutStarted = Date.now()
-    await eachParent((i) =>
-      plane.client.patch(parentCrd.ref, `p${i}`, { spec: { v } }, { namespace: ns, type: 'merge' })
+  async rollout(v: number): Promise<void> {
+    this.#rolloutStarted = Date.now()
+    await this.#eachParent((i) =>
+      this.plane.client.patch(
+        this.parentCrd.ref,
+        `p${i}`,
+        { spec: { v } },
+        { namespace: this.ns, type: 'merge' }
+      )
     )
   }
 
   /** Creates the parents at v=1. */
-  const createParents = async (): Promise<void> => {
-    rolloutStarted = Date.now()
-    await eachParent((i) =>
-      plane.client.create(parentCrd.ref, world.parentObject(`p${i}`, ns, { v: 1 }))
+  async createParents(): Promise<void> {
+    this.#rolloutStarted = Date.now()
+    await this.#eachParent((i) =>
+      this.plane.client.create(
+        this.parentCrd.ref,
+        composite.parentObject(`p${i}`, this.ns, { v: 1 })
+      )
     )
+  }
+
+  /** The parents and their children now. */
+  async #objects(): Promise<{ parents: KubeObject[]; children: KubeObject[] }> {
+    const namespace = this.ns
+    const [parents, children] = await Promise.all([
+      this.plane.client.list(this.parentCrd.ref, { namespace }),
+      this.plane.client.list(this.childCrd.ref, { namespace }),
+    ])
+    return { parents: parents.items, children: children.items }
   }
 
   /** Every parent has status v and exactly one child, at v. */
-  const converged = async (v: number): Promise<boolean> => {
-    const parents = await plane.client.list(parentCrd.ref, { namespace: ns })
-    const children = await plane.client.list(childCrd.ref, { namespace: ns })
-    const atV = children.items.filter((c) => c.metadata.labels?.['v'] === String(v))
+  async converged(v: number): Promise<boolean> {
+    const { parents, children } = await this.#objects()
+    const count = this.options.parents
+    const atV = children.filter((c) => c.metadata.labels?.['v'] === String(v))
     return (
-      parents.items.length === options.parents &&
-      parents.items.every((p) => valueOf(p, 'status') === v) &&
-      children.items.length === options.parents &&
-      atV.length === options.parents
+      parents.length === count &&
+      parents.every((p) => valueOf(p, 'status') === v) &&
+      children.length === count &&
+      atV.length === count
     )
   }
 
-  const waitConverged = async (v: number, timeoutMs = 120_000): Promise<void> => {
-    await waitFor(async () => ((await converged(v)) ? true : undefined), {
-      timeoutMs,
-      intervalMs: 500,
-      description: `every parent converged at v=${v}`,
-    })
-    timings.push(`v${v}=${((Date.now() - rolloutStarted) / 1000).toFixed(1)}s`)
+  /**
+   * Waits until every parent converged at v (by default 120 s, plus 150 ms per parent beyond
+   * 100 for a loaded machine) and records how long it took since the rollout began.
+   */
+  async waitConverged(v: number, timeoutMs = this.#defaultTimeoutMs()): Promise<void> {
+    await this.diagnosed(
+      () =>
+        waitFor(async () => ((await this.converged(v)) ? true : undefined), {
+          timeoutMs,
+          intervalMs: 1000,
+          description: `every parent converged at v=${v}`,
+        }),
+      v
+    )
+    this.timings.push(`v${v}=${((Date.now() - this.#rolloutStarted) / 1000).toFixed(1)}s`)
+  }
+
+  #defaultTimeoutMs(): number {
+    return 120_000 + Math.max(0, this.options.parents - 100) * 150
   }
 
   /** Members of the last ring a replica serves, from its log. */
-  const ringOf = (engine: SpawnedEngine | undefined): string[] => {
-    const served = engine?.lines.filter((l) => l['msg'] === 'serving a ring').at(-1)
-    return (served?.['members'] as string[] | undefined) ?? []
+  ringOf(engine: SpawnedEngine | undefined): string[] {
+    return lastRing(engine)
   }
 
-  const waitRing = (identities: readonly string[], timeoutMs = 60_000): Promise<true> =>
-    waitFor(
-      () =>
-        identities.every(
-          (id) => JSON.stringify(ringOf(engines.get(id))) === JSON.stringify([...identities].sort())
-        ) || undefined,
-      { timeoutMs, intervalMs: 100, description: `the ring ${identities.join(', ')}` }
+  /** Waits until each of `identities` serves the ring of exactly them. */
+  async waitRing(identities: readonly string[], timeoutMs = 60_000): Promise<void> {
+    const want = JSON.stringify([...identities].sort())
+    await this.diagnosed(() =>
+      waitFor(
+        () =>
+          identities.every((id) => JSON.stringify(lastRing(this.engines.get(id))) === want) ||
+          undefined,
+        { timeoutMs, intervalMs: 100, description: `the ring ${identities.join(', ')}` }
+      )
     )
+  }
 
-  /** The audit log's writes per replica and the changes of writer no ring agreement separates. */
-  const audit = (): { perReplica: Map<string, Set<string>>; doubles: DoubleWriter[] } => {
-    const agreedAt = new Map(
-      [...engines].map(([id, engine]) => [
-        id,
-        engine.lines.filter((l) => l['msg'] === 'serving a ring').map(logTimeMs),
-      ])
-    )
-    const writes = readAuditWrites(
-      auditLog,
-      ns,
-      [parentCrd.ref.resource, childCrd.ref.resource],
+  /** The engines' audited writes to parents and children. */
+  writes(): AuditWrite[] {
+    return readAuditWrites(
+      this.auditLog,
+      this.ns,
+      [this.parentCrd.ref.resource, this.childCrd.ref.resource],
       'metacontroller-ts/'
     )
+  }
+
+  /** The audit log's writes per replica and the changes of writer no ring agreement separates. */
+  audit(): { perReplica: Map<string, Set<string>>; doubles: DoubleWriter[] } {
+    const agreedAt = new Map<string, number[]>()
+    for (const { identity, engine } of this.replicas) {
+      const served = engine.lines.filter((l) => l['msg'] === 'serving a ring').map(logTimeMs)
+      agreedAt.set(identity, [...(agreedAt.get(identity) ?? []), ...served])
+    }
+    const writes = this.writes()
     const perReplica = new Map<string, Set<string>>()
     for (const w of writes) {
       const parents = perReplica.get(w.replica) ?? new Set()
@@ -266,8 +325,9 @@ export async function startShardingWorld(options: ShardingWorldOptions) {
     return { perReplica, doubles: doubleWriters(writes, agreedAt) }
   }
 
-  const assertOneWriter = (): Map<string, Set<string>> => {
-    const { perReplica, doubles } = audit()
+  /** Asserts 0 double writers; returns the parents each replica wrote. */
+  assertOneWriter(): Map<string, Set<string>> {
+    const { perReplica, doubles } = this.audit()
     assert.deepEqual(
       doubles.slice(0, 5).map((d) => `${d.parent}: ${d.from.replica} -> ${d.to.replica}`),
       [],
@@ -276,8 +336,15 @@ export async function startShardingWorld(options: ShardingWorldOptions) {
     return perReplica
   }
 
+  /** Asserts that every parent's child was created once and never deleted. */
+  assertNoChildLostOrDuplicated(): void {
+    const names = Array.from({ length: this.options.parents }, (_, i) => `p${i}`)
+    const faults = childFaults(this.writes(), this.childCrd.ref.resource, names)
+    assert.deepEqual(faults.slice(0, 5), [], `${faults.length} children lost or duplicated`)
+  }
+
   /** A metric of a replica, summed over its series whose labels contain `labelPart`. */
-  const metric = async (engine: SpawnedEngine, name: string, labelPart = ''): Promise<number> => {
+  async metric(engine: SpawnedEngine, name: string, labelPart = ''): Promise<number> {
     const address = (await engine.line('serving metrics'))['address'] as string
     const response = await request(`http://${address}/metrics`)
     const text = await response.body.text()
@@ -290,44 +357,57 @@ export async function startShardingWorld(options: ShardingWorldOptions) {
     return sum
   }
 
-  const stop = async (): Promise<void> => {
-    const debugDir = process.env['METACTL_SHARDING_DEBUG_DIR']
-    if (debugDir !== undefined)
-      for (const [id, engine] of engines)
-        writeFileSync(
-          join(debugDir, `${id}.log`),
-          engine.lines.map((l) => JSON.stringify(l)).join('\n')
-        )
-    for (const engine of engines.values()) engine.kill()
-    await Promise.all([...engines.values()].map((e) => e.exited))
-    for (const proxy of proxies) proxy.close()
-    await hook.close()
-    await plane.stop()
-    rmSync(dir, { recursive: true, force: true })
+  /**
+   * Runs `body`; when it throws, keeps the replicas' logs and metrics, the audit log and the
+   * parents not converged at `v` (if given) in the world's directory, and names it in the error.
+   */
+  async diagnosed<T>(body: () => Promise<T>, v?: number): Promise<T> {
+    try {
+      return await body()
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error)
+      if (this.#keep) throw error
+      this.#keep = true
+      throw new Error(`${message}\n${await this.#keepDiagnosis(v)}`, { cause: error })
+    }
   }
 
-  return {
-    plane,
-    ns,
-    auditLog,
-    parentCrd,
-    childCrd,
-    engines,
-    timings,
-    start,
-    startBehindProxy,
-    createParents,
-    rollout,
-    converged,
-    waitConverged,
-    waitRing,
-    ringOf,
-    audit,
-    assertOneWriter,
-    metric,
-    stop,
+  /**
+   * Writes the diagnosis into the world's directory and says where. The logs are written even
+   * when the API server cannot list the objects (a server too loaded to answer).
+   */
+  async #keepDiagnosis(v: number | undefined): Promise<string> {
+    const objects = await this.#objects().catch((error: unknown) => {
+      const reason = error instanceof Error ? error.message : String(error)
+      return { parents: [], children: [], reason }
+    })
+    await writeDiagnosis(this.#dir, this.replicas, { ...objects, writes: this.writes(), v })
+    const what = 'reason' in objects ? `(no parents: ${objects.reason})` : 'unconverged parents'
+    return `replica logs and metrics, audit log, ${what}: ${this.#dir}`
+  }
+
+  /**
+   * Ends the replicas, the proxies, the hook and the plane. The directory is kept after a
+   * failure, and with METACTL_SHARDING_KEEP_LOGS=1 after a success too (its path is printed).
+   */
+  async stop(): Promise<void> {
+    if (process.env['METACTL_SHARDING_KEEP_LOGS'] === '1' && !this.#keep) {
+      await this.diagnosed(() => Promise.reject(new Error('kept on request'))).catch(
+        (error: unknown) => {
+          console.log(error instanceof Error ? error.message : error)
+        }
+      )
+    }
+    for (const { engine } of this.replicas) engine.kill()
+    await Promise.all(this.replicas.map((r) => r.engine.exited))
+    for (const proxy of this.#proxies) proxy.close()
+    await this.#hook.close()
+    await this.plane.stop()
+    if (!this.#keep) rmSync(this.#dir, { recursive: true, force: true })
   }
 }
 
-/** A running {@link startShardingWorld}. */
-export type ShardingWorld = Awaited<ReturnType<typeof startShardingWorld>>
+/** Starts a {@link ShardingWorld}. */
+export function startShardingWorld(options: ShardingWorldOptions): Promise<ShardingWorld> {
+  return ShardingWorld.start(options)
+}

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import type { AuditWrite } from '../support/audit-writers.js'
-import { doubleWriters } from '../support/audit-writers.js'
+import { childFaults, doubleWriters } from '../support/audit-writers.js'
 
 const write = (replica: string, at: number): AuditWrite => ({
   parent: 'p',
@@ -11,6 +11,7 @@ const write = (replica: string, at: number): AuditWrite => ({
   resource: 'parents',
   receivedMs: at,
   completedMs: at + 5,
+  code: 200,
 })
 
 describe('doubleWriters', () => {
@@ -27,5 +28,34 @@ describe('doubleWriters', () => {
   it('flags an agreement that came before the old writer’s last write completed', () => {
     const agreed = new Map([['b', [2]]])
     assert.equal(doubleWriters([write('a', 0), write('b', 100)], agreed).length, 1)
+  })
+})
+
+describe('childFaults', () => {
+  const child = (verb: string, at: number, parent = 'p'): AuditWrite => ({
+    ...write('a', at),
+    parent,
+    verb,
+    resource: 'children',
+  })
+
+  it('accepts children created once and then only updated', () => {
+    const writes = [child('create', 0), child('update', 10), child('create', 0, 'q')]
+    assert.deepEqual(childFaults(writes, 'children', ['p', 'q']), [])
+  })
+
+  it('flags a child never created, created twice or deleted', () => {
+    const writes = [child('create', 0), child('create', 5), child('create', 0, 'q')]
+    writes.push(child('delete', 10, 'q'))
+    assert.deepEqual(childFaults(writes, 'children', ['p', 'q', 'r']), [
+      'p: created 2 times, deleted 0 times',
+      'q: created 1 times, deleted 1 times',
+      'r: created 0 times, deleted 0 times',
+    ])
+  })
+
+  it('ignores writes to other resources', () => {
+    const writes = [child('create', 0), { ...child('delete', 5), resource: 'parents' }]
+    assert.deepEqual(childFaults(writes, 'children', ['p']), [])
   })
 })

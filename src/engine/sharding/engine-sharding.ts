@@ -103,11 +103,14 @@ export function startEngineSharding(
     onView: (view) => {
       countHandoff(membership, view, participants, options.field)
     },
-    onServe: (ring) => {
+    onServe: (ring, gained) => {
       serving()
       options.metrics?.served(ring.members.length, membership.handoffs === 0)
       selection.serve(ring.rangesOf(membership.identity))
-      for (const p of participants) p.resync()
+      // Only the gained parents: events of those owned all along were enqueued as they came.
+      const gainedParent = (parent: KubeObject): boolean =>
+        gained(fnv1a64(shardValue(options.field, parent.metadata)))
+      for (const p of participants) p.resync(gainedParent)
     },
   })
   const informer = watchRing(client, options.namespace, options.ring, (leases) => {

@@ -12,8 +12,11 @@ import type { ListWatcherFactory } from '../../runtime/shared-informers.js'
 export interface ShardParticipant {
   /** Resolves once no sync of a parent this replica no longer owns runs. */
   drain(): Promise<void>
-  /** Enqueues every owned parent (ownership grew: events of those parents were dropped). */
-  resync(): void
+  /**
+   * Enqueues the cached parents this replica owns for which `gained` tells (ownership grew:
+   * events of those parents were dropped), and reports how many it owns in all.
+   */
+  resync(gained: (parent: KubeObject) => boolean): void
   /** Counts the cached parents for which `moves` tells, and reports them as waiting. */
   handoff(moves: (parent: KubeObject) => boolean): void
 }

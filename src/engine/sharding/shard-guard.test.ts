@@ -13,8 +13,10 @@ function setup(owned: Set<string>) {
   const participants: ShardParticipant[] = []
   const dropped: number[] = []
   const waiting: number[] = []
+  const ownedCounts: number[] = []
   const shard: ParentShard = {
     waiting: (_name, count) => waiting.push(count),
+    owned: (_name, count) => ownedCounts.push(count),
     owns: (p) => owned.has(p.metadata.name ?? ''),
     register: (p) => {
       participants.push(p)
@@ -22,15 +24,15 @@ function setup(owned: Set<string>) {
     },
     dropped: (_name, count) => dropped.push(count),
   }
-  const resyncs: number[] = []
+  const resyncs: (readonly string[])[] = []
   const guard = new ShardGuard({
     shard,
     name: 'test',
     parentOf: (key) => (key.startsWith('gone') ? undefined : parent(key)),
-    allKeys: () => ['a', 'b'],
-    enqueue: (keys) => resyncs.push(keys.length),
+    allKeys: () => ['a', 'b', 'c'],
+    enqueue: (keys) => resyncs.push(keys),
   })
-  return { guard, participants, dropped, resyncs, waiting }
+  return { guard, participants, dropped, resyncs, waiting, ownedCounts }
 }
 
 describe('ShardGuard', () => {
@@ -104,12 +106,21 @@ describe('ShardGuard', () => {
     assert.equal(participants.length, 1)
     participants[0]?.handoff((p) => p.metadata.name === 'a')
     assert.deepEqual(waiting, [1], 'the moving parent waits')
-    participants[0]?.resync()
-    assert.deepEqual(resyncs, [1], 'only the owned parent is enqueued')
+    participants[0]?.resync(() => true)
+    assert.deepEqual(resyncs, [['b']], 'only the owned parent is enqueued')
     assert.deepEqual(waiting, [1, 0], 'nothing waits once a ring is served')
     await participants[0]?.drain()
     guard.stop()
     assert.equal(participants.length, 0)
+  })
+
+  it('re-enqueues only the owned parents it gained after a ring change, counting all it owns', () => {
+    const { guard, participants, resyncs, ownedCounts } = setup(new Set(['a', 'b']))
+    guard.start()
+    // a was owned all along (its events were enqueued); b and c are gained, c is not owned.
+    participants[0]?.resync((p) => p.metadata.name !== 'a')
+    assert.deepEqual(resyncs, [['b']])
+    assert.deepEqual(ownedCounts, [2])
   })
 
   it('a failed sync fails for its caller only: nothing is left unhandled to end the process', async () => {

@@ -89,12 +89,19 @@ export class ShardGuard {
   start(): void {
     this.#unregister ??= this.#options.shard.register({
       drain: () => this.drain(),
-      resync: () => {
-        const keys = this.#options.allKeys()
-        const owned = keys.filter((key) => this.owns(key))
-        this.#options.shard.owned?.(this.#options.name, owned.length)
-        this.#options.shard.waiting?.(this.#options.name, 0)
-        this.#options.enqueue(owned)
+      resync: (gained) => {
+        const { parentOf, allKeys, shard, name, enqueue } = this.#options
+        let owned = 0
+        const keys: string[] = []
+        for (const key of allKeys()) {
+          const parent = parentOf(key)
+          if (parent === undefined || !shard.owns(parent)) continue
+          owned++
+          if (gained(parent)) keys.push(key)
+        }
+        shard.owned?.(name, owned)
+        shard.waiting?.(name, 0)
+        enqueue(keys)
       },
       handoff: (moves) => {
         const { parentOf, allKeys, shard, name } = this.#options

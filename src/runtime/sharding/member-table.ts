@@ -70,6 +70,32 @@ export class MemberTable {
     return [...live].sort()
   }
 
+  /**
+   * When the first of the members live at `now` (`self` aside) expires unless its Lease changes:
+   * the earliest last change plus `leaseDurationMs`; undefined when no other member is live.
+   */
+  nextExpiry(now: number, leaseDurationMs: number, self: string): number | undefined {
+    let first: number | undefined
+    for (const [identity, seen] of this.#seen) {
+      const expiry = seen.changedAt + leaseDurationMs
+      if (identity === self || expiry <= now) continue
+      if (first === undefined || expiry < first) first = expiry
+    }
+    return first
+  }
+
+  /**
+   * What the handoff protocol reads at `now`: the live members and the view each announced
+   * (`self` aside). A renewal alone leaves it as it is; a join, a release, an expiry or an
+   * announcement changes it.
+   */
+  protocolState(now: number, leaseDurationMs: number, self: string): string {
+    return this.live(now, leaseDurationMs, self)
+      .filter((identity) => identity !== self)
+      .map((identity) => `${identity}=${this.announced(identity) ?? ''}`)
+      .join('\n')
+  }
+
   /** Members whose Lease has not changed for `olderThanMs`: candidates for clean-up. */
   stale(now: number, olderThanMs: number, self: string): string[] {
     return [...this.#seen]

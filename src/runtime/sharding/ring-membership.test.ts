@@ -2,9 +2,13 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import type { KubeList, KubeObject } from '../../core/kube-object.js'
 import { AlreadyExistsError, ConflictError, NotFoundError } from '../../kube/api-error.js'
+import { FakeClock } from '../fake-clock.js'
+import type { HashRing } from './hash-ring.js'
 import { HASH_SPACE_END } from './hash-ring.js'
 import type { RingClient } from './ring-membership.js'
-import { RING_LABEL, RingMembership } from './ring-membership.js'
+import { RING_LABEL, RING_MEMBER_ANNOTATION as RING_MEMBER } from './ring-membership.js'
+import { RING_VIEW_ANNOTATION, RingMembership, memberLeaseName } from './ring-membership.js'
+import { viewId } from './member-table.js'
 
 const request = { method: 'TEST', path: '/leases' }
 const details = (reason: string) => ({ statusCode: 409, reason, request })
@@ -14,6 +18,14 @@ class LeaseStore {
   readonly leases = new Map<string, KubeObject>()
   version = 0
   readonly cut = new Set<string>()
+  /** Members whose next write lands but whose answer is lost (a timeout). */
+  readonly lostAnswer = new Set<string>()
+  /** Writes per member. */
+  readonly writes = new Map<string, number>()
+  /** What a watch of the Leases delivers: called after every write and delete. */
+  onChange: () => void = () => undefined
+  /** Runs after a member's list read the Leases, before the list returns. */
+  afterList: ((member: string) => Promise<void>) | undefined
 
   clientFor(member: string): RingClient {
     const check = (): void => {
@@ -34,14 +46,16 @@ class LeaseStore {
         check()
         if (this.leases.has(o.metadata.name ?? ''))
           throw new AlreadyExistsError('exists', details('AlreadyExists'))
-        return Promise.resolve(copy<T>(this.#store(o)))
+        return Promise.resolve(copy<T>(this.#store(o, member)))
       },
       update: <T extends KubeObject = KubeObject>(_r: unknown, o: KubeObject): Promise<T> => {
         check()
         const lease = this.leases.get(o.metadata.name ?? '')
         if (lease?.metadata.resourceVersion !== o.metadata.resourceVersion)
           throw new ConflictError('conflict', details('Conflict'))
-        return Promise.resolve(copy<T>(this.#store(o)))
+        const stored = this.#store(o, member)
+        if (this.lostAnswer.delete(member)) throw new Error('the operation timed out')
+        return Promise.resolve(copy<T>(stored))
       },
       delete: (
         _r: unknown,
@@ -56,34 +70,34 @@ class LeaseStore {
         if (wanted !== undefined && wanted !== lease.metadata.resourceVersion)
           throw new ConflictError('conflict', details('Conflict'))
         this.leases.delete(name)
+        this.onChange()
         return Promise.resolve({})
       },
-      list: <T extends KubeObject = KubeObject>(
+      list: async <T extends KubeObject = KubeObject>(
         _r: unknown,
         options?: { labelSelector?: string }
       ): Promise<KubeList<T>> => {
         check()
         const [key, value] = (options?.labelSelector ?? '').split('=')
-        const items = [...this.leases.values()].filter(
-          (l) => key === undefined || l.metadata.labels?.[key] === value
-        )
-        return Promise.resolve({
-          apiVersion: 'v1',
-          kind: 'List',
-          metadata: {},
-          items: items.map((l) => copy<T>(l)),
-        } as KubeList<T>)
+        const items = [...this.leases.values()]
+          .filter((l) => key === undefined || l.metadata.labels?.[key] === value)
+          .map((l) => copy<T>(l))
+        await this.afterList?.(member)
+        const list: KubeList<T> = { apiVersion: 'v1', kind: 'List', metadata: {}, items }
+        return list
       },
     }
   }
 
-  #store(o: KubeObject): KubeObject {
+  #store(o: KubeObject, member: string): KubeObject {
     this.version++
     const stored = structuredClone({
       ...o,
       metadata: { ...o.metadata, resourceVersion: String(this.version) },
     })
     this.leases.set(o.metadata.name ?? '', stored)
+    this.writes.set(member, (this.writes.get(member) ?? 0) + 1)
+    this.onChange()
     return stored
   }
 }
@@ -98,6 +112,8 @@ interface Cluster {
   readonly drains: string[]
   /** While set, a member's drain waits for this promise (in-flight syncs still running). */
   readonly blocked: Map<string, Promise<void>>
+  /** Per member, what each `onServe` reported gained. */
+  readonly gained: Map<string, ((hash: bigint) => boolean)[]>
   join(identity: string): RingMembership
   /** Every sample hash has at most one owner (the property that matters). */
   assertNoDoubleOwner(): void
@@ -110,8 +126,10 @@ function cluster(): Cluster {
   const members = new Map<string, RingMembership>()
   const drains: string[] = []
   const blocked = new Map<string, Promise<void>>()
+  const gained = new Map<string, ((hash: bigint) => boolean)[]>()
   return {
     blocked,
+    gained,
     store,
     clock,
     members,
@@ -129,6 +147,9 @@ function cluster(): Cluster {
         drain: async () => {
           await blocked.get(identity)
           drains.push(identity)
+        },
+        onServe: (_ring, hashes) => {
+          gained.set(identity, [...(gained.get(identity) ?? []), hashes])
         },
       })
       members.set(identity, member)
@@ -289,6 +310,41 @@ describe('RingMembership', () => {
     assert.equal(c.owners().get('a'), SAMPLES.length)
   })
 
+  it('serves nothing again after its renew deadline passed inside one round (a long drain)', async () => {
+    const c = cluster()
+    c.join('a')
+    c.join('b')
+    await rounds(c, ['a', 'b'], 3)
+    // A third member joins: b narrows and drains, and its drain hangs (slow in-flight syncs).
+    c.join('c')
+    await c.members.get('c')?.tick()
+    let finish: () => void = () => undefined
+    c.blocked.set('b', new Promise((resolve) => (finish = resolve)))
+    c.members.get('b')?.observeLeases([...c.store.leases.values()])
+    const bRound = c.members.get('b')?.tick()
+    // a and c see b's Lease unchanged for 15 s and serve a ring without it.
+    await rounds(c, ['a', 'c'], 12, 2000)
+    assert.deepEqual(c.members.get('a')?.members, ['a', 'c'])
+    finish()
+    await assert.rejects(Promise.resolve(bRound), /not renewed within 10000 ms/)
+    assert.equal(c.owners().get('b'), undefined, 'b serves its old hashes again')
+    c.assertNoDoubleOwner()
+  })
+
+  it('renews in the round after a write whose answer was lost, not a round later', async () => {
+    const c = cluster()
+    const a = c.join('a')
+    await a.tick()
+    c.store.lostAnswer.add('a')
+    c.clock.now += 2000
+    await assert.rejects(a.tick(), /timed out/)
+    c.clock.now += 2000
+    // The Lease changed since a's last known version (its own write landed): written again.
+    await a.tick()
+    assert.equal(a.canWrite(), true)
+    assert.equal(a.owns(0n), true)
+  })
+
   it('keeps a member whose Lease was deleted by hand until it would have expired', async () => {
     const c = cluster()
     c.join('a')
@@ -301,5 +357,254 @@ describe('RingMembership', () => {
     c.store.leases.delete(bLease)
     await rounds(c, ['a'], 2)
     assert.notEqual(c.owners().get('a'), SAMPLES.length, 'b may still be writing')
+  })
+})
+
+interface Served {
+  readonly at: number
+  readonly ring: HashRing
+  readonly gained: (hash: bigint) => boolean
+}
+
+/**
+ * Members whose own loops ({@link RingMembership.run}) run on a fake clock, each told of every
+ * Lease change at once (as its informer would be), plus members driven by hand.
+ */
+function loopCluster() {
+  const store = new LeaseStore()
+  const clock = new FakeClock(1_000_000)
+  const members = new Map<string, RingMembership>()
+  const served = new Map<string, Served[]>()
+  const stops = new Map<string, AbortController>()
+  const runs: Promise<string>[] = []
+  /** When each member's Lease was last written. */
+  const lastWrite = new Map<string, number>()
+  /** Per member, the identities whose Leases its watch does not deliver (a lagging watch). */
+  const hidden = new Map<string, Set<string>>()
+  store.onChange = () => {
+    for (const m of members.values())
+      m.observeLeases(
+        [...store.leases.values()].filter(
+          (l) => !hidden.get(m.identity)?.has(l.metadata.annotations?.[RING_MEMBER] ?? '')
+        )
+      )
+  }
+  const settle = async (): Promise<void> => {
+    for (let i = 0; i < 40; i++) await new Promise((resolve) => setImmediate(resolve))
+  }
+  // Answers arrive on a later turn of the event loop, as over a connection.
+  const reply = async <T>(call: () => Promise<T>): Promise<T> => {
+    await new Promise((resolve) => setImmediate(resolve))
+    return call()
+  }
+  const client = (identity: string): RingClient => {
+    const inner = store.clientFor(identity)
+    const written = <T>(call: () => Promise<T>): Promise<T> =>
+      reply(call).then((value) => {
+        lastWrite.set(identity, clock.now())
+        return value
+      })
+    return {
+      get: (r, name, options) => reply(() => inner.get(r, name, options)),
+      list: (r, options) => reply(() => inner.list(r, options)),
+      delete: (r, name, options) => reply(() => inner.delete(r, name, options)),
+      create: (r, o, options) => written(() => inner.create(r, o, options)),
+      update: (r, o, options) => written(() => inner.update(r, o, options)),
+    }
+  }
+  return {
+    store,
+    clock,
+    members,
+    served,
+    lastWrite,
+    hidden,
+    join(identity: string): RingMembership {
+      const log: Served[] = []
+      served.set(identity, log)
+      const member = new RingMembership({
+        client: client(identity),
+        namespace: 'metacontroller',
+        ring: 'metacontroller',
+        identity,
+        leaseDurationMs: 15_000,
+        renewDeadlineMs: 10_000,
+        retryPeriodMs: 2_000,
+        clock,
+        drain: () => Promise.resolve(),
+        onServe: (ring, gained) => log.push({ at: clock.now(), ring, gained }),
+      })
+      members.set(identity, member)
+      return member
+    },
+    /** Starts a member's own loop. */
+    run(identity: string): void {
+      const stop = new AbortController()
+      stops.set(identity, stop)
+      const member = members.get(identity)
+      if (member !== undefined) runs.push(member.run(stop.signal))
+    },
+    /** Ends a member's loop without leaving the ring, as a SIGKILL does. */
+    kill(identity: string): void {
+      stops.get(identity)?.abort()
+    },
+    settle,
+    /**
+     * Moves the clock `ms` forward in `stepMs` steps; `everyStep` runs after each, e.g. to
+     * check the time a member starts to serve a ring.
+     */
+    async advance(ms: number, stepMs = 50, everyStep: () => void = () => undefined) {
+      for (let passed = 0; passed < ms; passed += stepMs) {
+        clock.advance(stepMs)
+        await settle()
+        everyStep()
+      }
+    },
+    async stopAll(): Promise<void> {
+      for (const stop of stops.values()) stop.abort()
+      clock.advance(0)
+      await Promise.all(runs)
+    },
+  }
+}
+
+describe('RingMembership loop', () => {
+  it('drops a crashed member at its Lease expiry on the observer’s clock, not a retry later', async () => {
+    const c = loopCluster()
+    c.join('a')
+    c.join('b')
+    c.run('a')
+    c.run('b')
+    await c.advance(5_000)
+    assert.deepEqual(c.members.get('a')?.members, ['a', 'b'])
+    c.kill('b')
+    await c.advance(1_000)
+    // b's last renewal, which a saw at once.
+    const lastSeen = c.lastWrite.get('b') ?? 0
+    let dropped: number | undefined
+    await c.advance(20_000, 50, () => {
+      if (dropped === undefined && c.members.get('a')?.members.join() === 'a')
+        dropped = c.clock.now()
+    })
+    assert.ok(dropped !== undefined, 'b was never dropped')
+    assert.ok(dropped >= lastSeen + 15_000, `dropped ${dropped - lastSeen} ms after, before expiry`)
+    // The retry period is 2 s; the loop woke for the expiry (50 ms margin, 50 ms steps here).
+    assert.ok(
+      dropped <= lastSeen + 15_100,
+      `dropped ${dropped - lastSeen} ms after b's last renewal`
+    )
+    await c.stopAll()
+  })
+
+  it('agrees at once when another member announces while a round is under way', async () => {
+    const c = loopCluster()
+    c.join('a')
+    const b = c.join('b')
+    const dead = c.join('c')
+    c.run('a')
+    // b and c are driven by hand, so b's announcement can land in the middle of a's round.
+    const byHand = async (members: readonly RingMembership[]): Promise<void> => {
+      for (const m of members) await m.tick()
+    }
+    for (let i = 0; i < 3; i++) {
+      await byHand([b, dead])
+      await c.advance(2_000)
+    }
+    assert.deepEqual(c.members.get('a')?.members, ['a', 'b', 'c'])
+    const expiry = (c.lastWrite.get('c') ?? 0) + 15_000
+    // c is dead from now on; b keeps renewing every 2 s until just before c's expiry.
+    while (c.clock.now() + 2_000 < expiry) {
+      await byHand([b])
+      await c.advance(2_000)
+    }
+    // a's round at c's expiry reads the Leases before b announced, and b announces (drops c)
+    // before that list answers: a must not wait a retry period for its next round.
+    let announced: number | undefined
+    c.store.afterList = async (member) => {
+      if (member !== 'a' || announced !== undefined || c.clock.now() < expiry) return
+      c.store.afterList = undefined
+      await b.tick()
+      announced = c.clock.now()
+    }
+    let agreed: number | undefined
+    await c.advance(4_000, 50, () => {
+      if (agreed === undefined && c.members.get('a')?.members.join() === 'a,b')
+        agreed = c.clock.now()
+    })
+    assert.ok(announced !== undefined && agreed !== undefined, 'no agreement without c')
+    assert.ok(agreed - announced <= 50, `agreed ${agreed - announced} ms after b announced`)
+    await c.stopAll()
+  })
+
+  it('announces at once a member that a fresh list shows alive but its watch did not', async () => {
+    const c = loopCluster()
+    for (const id of ['a', 'b', 'x']) {
+      c.join(id)
+      c.run(id)
+    }
+    await c.advance(5_000)
+    assert.deepEqual(c.members.get('a')?.members, ['a', 'b', 'x'])
+    // a's watch stops delivering x's renewals: at x's expiry on a's clock a announces a ring
+    // without x, and its list then shows x alive.
+    c.hidden.set('a', new Set(['x']))
+    const aLease = memberLeaseName('metacontroller', 'a')
+    const views: { at: number; view: string }[] = []
+    const deliver = c.store.onChange
+    c.store.onChange = () => {
+      const view = c.store.leases.get(aLease)?.metadata.annotations?.[RING_VIEW_ANNOTATION] ?? ''
+      if (views.at(-1)?.view !== view) views.push({ at: c.clock.now(), view })
+      deliver()
+    }
+    await c.advance(20_000)
+    const without = views.findIndex((v) => v.view === viewId(['a', 'b']))
+    const back = views[without + 1]
+    assert.ok(without >= 0 && back !== undefined, JSON.stringify(views))
+    assert.equal(back.view, viewId(['a', 'b', 'x']))
+    assert.ok(back.at - (views[without]?.at ?? 0) <= 100, 'x announced again a retry later')
+    assert.deepEqual(c.members.get('a')?.members, ['a', 'b', 'x'])
+    await c.stopAll()
+  })
+
+  it('does not start a round for a plain renewal of another member, so renewals do not echo', async () => {
+    const c = loopCluster()
+    c.join('a')
+    c.join('b')
+    c.join('c')
+    c.run('a')
+    c.run('b')
+    c.run('c')
+    await c.advance(5_000)
+    const before = new Map(c.store.writes)
+    await c.advance(20_000, 100)
+    for (const id of ['a', 'b', 'c']) {
+      const writes = (c.store.writes.get(id) ?? 0) - (before.get(id) ?? 0)
+      // One renewal per retry period (2 s) over 20 s.
+      assert.ok(writes >= 9 && writes <= 11, `${id} wrote its Lease ${writes} times in 20 s`)
+    }
+    await c.stopAll()
+  })
+
+  it('reports as gained only the hashes it did not own before: all on the first ring', async () => {
+    const c = loopCluster()
+    c.join('a')
+    c.join('b')
+    c.run('a')
+    c.run('b')
+    await c.advance(5_000)
+    const rings = c.served.get('a') ?? []
+    const first = rings[0]
+    assert.ok(first !== undefined)
+    for (const hash of SAMPLES)
+      assert.equal(first.gained(hash), first.ring.ownerOf(hash) === 'a', 'first ring: all it owns')
+    assert.deepEqual(rings.at(-1)?.ring.members, ['a', 'b'])
+    const owned = SAMPLES.filter((h) => c.members.get('a')?.owns(h))
+    assert.ok(owned.length > 100 && owned.length < SAMPLES.length)
+    c.kill('b')
+    await c.advance(20_000)
+    const last = rings.at(-1)
+    assert.deepEqual(last?.ring.members, ['a'])
+    for (const hash of SAMPLES)
+      assert.equal(last.gained(hash), !owned.includes(hash), 'gained: b’s hashes, nothing else')
+    await c.stopAll()
   })
 })

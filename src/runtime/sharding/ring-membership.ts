@@ -17,6 +17,12 @@
  * turns false and {@link RingMembership.run} resolves with the reason. A member that left with
  * {@link RingMembership.release} deleted its Lease after draining, so its hashes move at once.
  *
+ * **Timing** The loop runs a round every retry period, and also at once when the watched Leases
+ * change what the protocol reads (a member joins, leaves or announces a ring; a plain renewal
+ * does not, or every renewal would answer every other) and when the first live member's Lease
+ * expires on this observer's clock, so a crashed member leaves the view one lease duration after
+ * its last renewal was seen, not up to a retry period later.
+ *
  * @module
  */
 import { randomUUID } from 'node:crypto'
@@ -34,6 +40,8 @@ import { MemberTable, viewId } from './member-table.js'
 import type { MemberRecord } from './member-table.js'
 import { RingOwnership } from './ring-ownership.js'
 import { abortableSleep } from '../abortable-sleep.js'
+import type { Clock } from '../clock.js'
+import { systemClock } from '../clock.js'
 
 /** The label naming the ring a member Lease belongs to. */
 export const RING_LABEL = 'metacontroller.io/ring'
@@ -60,12 +68,18 @@ export interface RingMembershipOptions {
   readonly retryPeriodMs?: number
   readonly virtualNodes?: number
   readonly log?: Logger
-  /** Local clock, in ms. */
+  /** Local clock, in ms (default: `clock`'s). */
   readonly now?: () => number
+  /** Times the waits between rounds, and tells the time unless `now` is given (Node's timers). */
+  readonly clock?: Clock
   /** Resolves once no sync of a hash this member no longer {@link RingMembership.owns} runs. */
   readonly drain: () => Promise<void>
-  /** Called after ownership changed to a newly agreed ring (e.g. to enqueue every owned parent). */
-  readonly onServe?: (ring: HashRing) => void
+  /**
+   * Called after ownership changed to a newly agreed ring, with the hashes this member gained:
+   * those it did not own all the time since the previous ring (on the first ring: all it owns),
+   * e.g. to enqueue the parents whose events it dropped.
+   */
+  readonly onServe?: (ring: HashRing, gained: (hash: bigint) => boolean) => void
   /**
    * Called when this member's view of the live members changed, before it drains and announces
    * it: `view` is the ring that will be agreed if every member sees the same (e.g. to count the
@@ -73,6 +87,9 @@ export interface RingMembershipOptions {
    */
   readonly onView?: (view: HashRing) => void
 }
+
+/** How long after a member's Lease expires the loop wakes to drop it: timers may fire early. */
+const EXPIRY_MARGIN_MS = 50
 
 /** The name of a member's Lease: the ring and a hash of the identity (any identity fits). */
 export function memberLeaseName(ring: string, identity: string): string {
@@ -103,11 +120,14 @@ export class RingMembership {
   readonly #renewDeadlineMs: number
   readonly #retryMs: number
   readonly #now: () => number
+  readonly #clock: Clock
   readonly #log: Logger
   #announced = ''
   #resourceVersion: string | undefined
   #lastRenewMs: number | undefined
   #wake: (() => void) | undefined
+  /** A change the protocol reads arrived since the current round started. */
+  #nudged = false
   #handoffs = 0
   #releasing = false
 
@@ -119,7 +139,8 @@ export class RingMembership {
     this.#leaseMs = options.leaseDurationMs ?? LEADER_ELECTION_DEFAULTS.leaseDurationMs
     this.#renewDeadlineMs = options.renewDeadlineMs ?? LEADER_ELECTION_DEFAULTS.renewDeadlineMs
     this.#retryMs = options.retryPeriodMs ?? LEADER_ELECTION_DEFAULTS.retryPeriodMs
-    this.#now = options.now ?? Date.now
+    this.#clock = options.clock ?? systemClock
+    this.#now = options.now ?? (options.clock === undefined ? Date.now : () => this.#clock.now())
     this.#log = options.log ?? silentLogger
     if (!(this.#retryMs > 0 && this.#renewDeadlineMs > this.#retryMs))
       throw new RangeError('ring membership needs renew deadline > retry period > 0')
@@ -159,14 +180,23 @@ export class RingMembership {
     return this.canWrite() && this.#ownership.owns(hash)
   }
 
-  /** Records the ring's Leases as a watch cache holds them (all of them), then wakes the loop. */
+  /**
+   * Records the ring's Leases as a watch cache holds them (all of them); wakes the loop when
+   * that changes which members are live or what they announced.
+   */
   observeLeases(leases: readonly KubeObject[]): void {
-    this.#table.observe(this.#records(leases), this.#now())
-    this.nudge()
+    const now = this.#now()
+    const before = this.#table.protocolState(now, this.#leaseMs, this.identity)
+    this.#table.observe(this.#records(leases), now)
+    if (this.#table.protocolState(now, this.#leaseMs, this.identity) !== before) this.nudge()
   }
 
-  /** Ends the current wait between rounds early (a Lease changed). */
+  /**
+   * Runs the next round at once: ends the current wait between rounds, or, while a round runs,
+   * skips the wait after it (a change that arrives mid-round is not lost for a retry period).
+   */
   nudge(): void {
+    this.#nudged = true
     this.#wake?.()
   }
 
@@ -187,18 +217,33 @@ export class RingMembership {
         this.#ownership.clear()
         return `failed to renew the ring membership lease within ${this.#renewDeadlineMs} ms`
       }
+      // A change that arrived during the round is read at once, not a retry period later.
+      if (this.#nudged) continue
       const wake = new AbortController()
       this.#wake = () => {
         wake.abort()
       }
-      await abortableSleep(this.#retryMs, AbortSignal.any([signal, wake.signal]))
+      await abortableSleep(
+        this.#untilNextRound(),
+        AbortSignal.any([signal, wake.signal]),
+        this.#clock
+      )
       this.#wake = undefined
     }
     return 'stopped'
   }
 
+  /** The wait before the next round: a retry period, or less when a live member expires first. */
+  #untilNextRound(): number {
+    const now = this.#now()
+    const expiry = this.#table.nextExpiry(now, this.#leaseMs, this.identity)
+    if (expiry === undefined) return this.#retryMs
+    return Math.min(this.#retryMs, expiry - now + EXPIRY_MARGIN_MS)
+  }
+
   /** One round: renew the Lease, then advance the handoff protocol as far as it can go. */
   async tick(signal?: AbortSignal): Promise<void> {
+    this.#nudged = false
     await this.#renew(signal)
     const live = this.#table.live(this.#now(), this.#leaseMs, this.identity)
     const id = viewId(live)
@@ -228,7 +273,12 @@ export class RingMembership {
     this.#table.observe(this.#records(list.items), now)
     await this.#cleanUp(list.items, now, signal)
     const live = this.#table.live(now, this.#leaseMs, this.identity)
-    if (viewId(live) !== id) return
+    if (viewId(live) !== id) {
+      // The fresh list changed the view (a member the watch had not shown yet, or one that
+      // expired meanwhile): announce the new one at once.
+      this.nudge()
+      return
+    }
     if (viewId(this.#ownership.serving?.members ?? []) === id) return
     const waiting = live.filter((m) => m !== this.identity && this.#table.announced(m) !== id)
     if (waiting.length > 0) {
@@ -237,9 +287,9 @@ export class RingMembership {
     }
     const agreed = new HashRing(live, this.#options.virtualNodes)
     if (this.#ownership.serving !== undefined) this.#handoffs++
-    this.#ownership.serve(agreed)
+    const gained = this.#ownership.serve(agreed)
     this.#log.info('serving a ring', { lease: this.lease, members: live })
-    this.#options.onServe?.(agreed)
+    this.#options.onServe?.(agreed, gained)
   }
 
   /** Whether some member's Lease has not changed for long enough to be deleted. */
@@ -307,6 +357,14 @@ export class RingMembership {
 
   /** Writes this member's Lease (created on the first call) with the announced ring. */
   async #renew(signal: AbortSignal | undefined): Promise<void> {
+    // Past the renew deadline the others may already have taken this member's hashes (a long
+    // drain or slow requests inside one round): a late renewal must not let it serve them again.
+    if (this.#lastRenewMs !== undefined && !this.canWrite() && !this.#releasing) {
+      this.#ownership.clear()
+      throw new Error(
+        `the ring membership lease was not renewed within ${this.#renewDeadlineMs} ms`
+      )
+    }
     const { client, namespace, ring } = this.#options
     const sentAt = this.#now()
     const name = memberLeaseName(ring, this.identity)
@@ -333,21 +391,29 @@ export class RingMembership {
       ...lease,
       metadata: { ...lease.metadata, resourceVersion },
     })
+    // Only this member writes its Lease (the others only delete it once it is long dead), so a
+    // Lease that exists already, or changed since this member's last write, holds this member's
+    // own write whose answer was lost (a timeout): write again over the version read now rather
+    // than a retry period later, which a loaded member may not have before its renew deadline.
+    const overCurrent = async (): Promise<KubeObject> => {
+      const current = await client.get(LEASE_RESOURCE, name, { namespace, ...options })
+      return client.update(LEASE_RESOURCE, at(current.metadata.resourceVersion ?? ''), options)
+    }
     let written: KubeObject
     try {
-      if (this.#resourceVersion !== undefined)
-        written = await client.update(LEASE_RESOURCE, at(this.#resourceVersion), options)
-      else {
+      if (this.#resourceVersion !== undefined) {
+        try {
+          written = await client.update(LEASE_RESOURCE, at(this.#resourceVersion), options)
+        } catch (error) {
+          if (!(error instanceof ConflictError)) throw error
+          written = await overCurrent()
+        }
+      } else {
         try {
           written = await client.create(LEASE_RESOURCE, lease, options)
         } catch (error) {
           if (!(error instanceof AlreadyExistsError)) throw error
-          const current = await client.get(LEASE_RESOURCE, name, { namespace, ...options })
-          written = await client.update(
-            LEASE_RESOURCE,
-            at(current.metadata.resourceVersion ?? ''),
-            options
-          )
+          written = await overCurrent()
         }
       }
     } catch (error) {

@@ -37,10 +37,22 @@ export class RingOwnership {
     if (this.#serving !== undefined) this.#narrowedBy.push(ring)
   }
 
-  /** Serves what an agreed ring gives this replica: the only way ownership grows. */
-  serve(ring: HashRing): void {
+  /**
+   * Serves what an agreed ring gives this replica: the only way ownership grows.
+   *
+   * @returns Which hashes this replica gains: those `ring` gives it that it did not own all the
+   * time since the previous `serve` (every hash it owns after the first, or after
+   * {@link clear}). Since ownership only shrinks in between, that is what it owned just before.
+   */
+  serve(ring: HashRing): (hash: bigint) => boolean {
+    const self = this.#self
+    const served = this.#serving
+    const narrowedBy = this.#narrowedBy
+    const ownedBefore = (hash: bigint): boolean =>
+      served?.ownerOf(hash) === self && narrowedBy.every((view) => view.ownerOf(hash) === self)
     this.#serving = ring
     this.#narrowedBy = []
+    return (hash) => ring.ownerOf(hash) === self && !ownedBefore(hash)
   }
 
   /** Serves nothing (shutdown, or this replica's Lease could not be renewed). */
