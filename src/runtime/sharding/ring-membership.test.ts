@@ -444,6 +444,11 @@ function loopCluster() {
       const member = members.get(identity)
       if (member !== undefined) runs.push(member.run(stop.signal))
     },
+    /** Joins each member and starts its loop (members joining in that order, then running). */
+    start(...identities: string[]): void {
+      for (const identity of identities) this.join(identity)
+      for (const identity of identities) this.run(identity)
+    },
     /** Ends a member's loop without leaving the ring, as a SIGKILL does. */
     kill(identity: string): void {
       stops.get(identity)?.abort()
@@ -471,10 +476,7 @@ function loopCluster() {
 describe('RingMembership loop', () => {
   it('drops a crashed member at its Lease expiry on the observer’s clock, not a retry later', async () => {
     const c = loopCluster()
-    c.join('a')
-    c.join('b')
-    c.run('a')
-    c.run('b')
+    c.start('a', 'b')
     await c.advance(5_000)
     assert.deepEqual(c.members.get('a')?.members, ['a', 'b'])
     c.kill('b')
@@ -538,10 +540,7 @@ describe('RingMembership loop', () => {
 
   it('announces at once a member that a fresh list shows alive but its watch did not', async () => {
     const c = loopCluster()
-    for (const id of ['a', 'b', 'x']) {
-      c.join(id)
-      c.run(id)
-    }
+    c.start('a', 'b', 'x')
     await c.advance(5_000)
     assert.deepEqual(c.members.get('a')?.members, ['a', 'b', 'x'])
     // a's watch stops delivering x's renewals: at x's expiry on a's clock a announces a ring
@@ -567,12 +566,7 @@ describe('RingMembership loop', () => {
 
   it('does not start a round for a plain renewal of another member, so renewals do not echo', async () => {
     const c = loopCluster()
-    c.join('a')
-    c.join('b')
-    c.join('c')
-    c.run('a')
-    c.run('b')
-    c.run('c')
+    c.start('a', 'b', 'c')
     await c.advance(5_000)
     const before = new Map(c.store.writes)
     await c.advance(20_000, 100)
@@ -586,10 +580,7 @@ describe('RingMembership loop', () => {
 
   it('reports as gained only the hashes it did not own before: all on the first ring', async () => {
     const c = loopCluster()
-    c.join('a')
-    c.join('b')
-    c.run('a')
-    c.run('b')
+    c.start('a', 'b')
     await c.advance(5_000)
     const rings = c.served.get('a') ?? []
     const first = rings[0]
