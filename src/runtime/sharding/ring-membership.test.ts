@@ -102,6 +102,15 @@ class LeaseStore {
   }
 }
 
+/** The ring and durations every member of these tests shares (the engine's defaults). */
+const RING_OPTIONS = {
+  namespace: 'metacontroller',
+  ring: 'metacontroller',
+  leaseDurationMs: 15_000,
+  renewDeadlineMs: 10_000,
+  retryPeriodMs: 2_000,
+} as const
+
 /** Hashes spread over the space, to check ownership at. */
 const SAMPLES = Array.from({ length: 400 }, (_, i) => (HASH_SPACE_END / 400n) * BigInt(i) + 12345n)
 
@@ -137,12 +146,8 @@ function cluster(): Cluster {
     join(identity) {
       const member = new RingMembership({
         client: store.clientFor(identity),
-        namespace: 'metacontroller',
-        ring: 'metacontroller',
+        ...RING_OPTIONS,
         identity,
-        leaseDurationMs: 15_000,
-        renewDeadlineMs: 10_000,
-        retryPeriodMs: 2_000,
         now: () => clock.now,
         drain: async () => {
           await blocked.get(identity)
@@ -424,12 +429,8 @@ function loopCluster() {
       served.set(identity, log)
       const member = new RingMembership({
         client: client(identity),
-        namespace: 'metacontroller',
-        ring: 'metacontroller',
+        ...RING_OPTIONS,
         identity,
-        leaseDurationMs: 15_000,
-        renewDeadlineMs: 10_000,
-        retryPeriodMs: 2_000,
         clock,
         drain: () => Promise.resolve(),
         onServe: (ring, gained) => log.push({ at: clock.now(), ring, gained }),
