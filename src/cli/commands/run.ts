@@ -14,7 +14,6 @@ import { startOpsServer } from './ops-server.js'
 import { startEngineSharding } from '../../engine/sharding/engine-sharding.js'
 import type { EngineSharding } from '../../engine/sharding/engine-sharding.js'
 import { ShardMetrics } from '../../engine/sharding/shard-metrics.js'
-import { countReceivedBytes } from '../../engine/sharding/count-received-bytes.js'
 import type { ClusterConfig } from '../../kube/cluster-config.js'
 import { loadClusterConfig, SERVICE_ACCOUNT_DIR } from '../../kube/load-cluster-config.js'
 import { EventLoopWatchdog } from '../../runtime/event-loop-watchdog.js'
@@ -90,8 +89,7 @@ async function startSharding(
 ): Promise<EngineSharding | undefined> {
   const flags = config.sharding
   if (!flags.enabled) return undefined
-  const metrics = new ShardMetrics(engineMetrics.registry)
-  const sharding = startEngineSharding(cluster, {
+  return startEngineSharding(cluster, {
     namespace: await leaseNamespace(config),
     ring: flags.ring,
     field: flags.field,
@@ -99,7 +97,7 @@ async function startSharding(
     renewDeadlineMs: flags.renewDeadlineMs,
     retryPeriodMs: flags.retryPeriodMs,
     ...(flags.identity === undefined ? {} : { identity: flags.identity }),
-    metrics,
+    metrics: new ShardMetrics(engineMetrics.registry),
     serverSideWatches: flags.serverSide,
     // Moving from --leader-election to --sharding: the old leader hands over first.
     afterLeaderLease: {
@@ -111,17 +109,6 @@ async function startSharding(
     },
     log,
   })
-  return withReceivedBytes(sharding, metrics)
-}
-
-/** `sharding`, its sharded informers counting the bytes they receive into `metrics`. */
-function withReceivedBytes(sharding: EngineSharding, metrics: ShardMetrics): EngineSharding {
-  const { shard } = sharding
-  if (shard.watches === undefined) return sharding
-  const watches = countReceivedBytes(shard.watches, (collection, bytes) => {
-    metrics.receivedBytes(collection, bytes)
-  })
-  return { ...sharding, shard: { ...shard, watches } }
 }
 
 /**

@@ -21,6 +21,7 @@ import { shardValue } from '../../runtime/sharding/shard-selector.js'
 import type { EngineLeadership } from '../engine.js'
 import type { ParentShard, ShardedWatches, ShardParticipant } from './parent-shard.js'
 import { ShardSelection } from './shard-selection.js'
+import { countReceivedBytes } from './count-received-bytes.js'
 import { shardedListWatcher } from './sharded-list-watcher.js'
 import { waitForNoLiveHolder } from './writer-handover.js'
 import type { ShardMetrics } from './shard-metrics.js'
@@ -136,7 +137,7 @@ export function startEngineSharding(
   return {
     shard: {
       ...parentShard(membership, participants, options),
-      watches: shardedWatches(selection, options),
+      watches: countedWatches(shardedWatches(selection, options), options.metrics),
     },
     leadership: { leading, canWrite: () => membership.canWrite() },
     identity: membership.identity,
@@ -272,6 +273,17 @@ function shardedWatches(
       }),
     shardsChildren: (ref) => field === 'namespace' && ref.namespaced,
   }
+}
+
+/** `watches`, counting the bytes each collection receives into `metrics` when there are any. */
+function countedWatches(
+  watches: ShardedWatches,
+  metrics: ShardMetrics | undefined
+): ShardedWatches {
+  if (metrics === undefined) return watches
+  return countReceivedBytes(watches, (collection, bytes) => {
+    metrics.receivedBytes(collection, bytes)
+  })
 }
 
 /** Watches the ring's Leases and hands the whole set over on every change. */
