@@ -137,6 +137,19 @@ for (const gate of [true, false]) {
       console.log(`writes ${w.writes().length}; parents written per replica: ${shares}`)
     })
 
+    step(
+      'counts what a replica received from its sharded watches, in objects and bytes',
+      async () => {
+        const r1 = replica('r1')
+        const resource = w.parentCrd.ref.resource
+        const objects = await w.metric(r1, 'metacontroller_shard_received_objects_total', resource)
+        const bytes = await w.metric(r1, 'metacontroller_shard_received_bytes_total', resource)
+        assert.ok(objects > 0, `${resource}: no object received`)
+        // A parent's JSON is well over 100 bytes; the count is of whole response bodies.
+        assert.ok(bytes > objects * 100, `${resource}: ${bytes} bytes for ${objects} objects`)
+      }
+    )
+
     if (gate) {
       step('was served only its ranges: no replica saw the selector ignored', async () => {
         const fallbacks = w.replicas.flatMap(({ engine }) =>
