@@ -52,6 +52,13 @@ class LeaseStore {
     return this.lease === undefined ? '' : leaseRecord(this.lease).holderIdentity
   }
 
+  /** Stores the Lease again unchanged but for its version, as a write whose answer was lost. */
+  landUnseenWrite(): void {
+    const lease = this.lease
+    assert.ok(lease !== undefined)
+    this.#store(lease)
+  }
+
   steal(identity: string): void {
     const lease = this.lease
     assert.ok(lease !== undefined)
@@ -125,6 +132,29 @@ describe('LeaderElector', () => {
     assert.deepEqual(leader.events, ['started', 'stopped: released'])
     standby.stop.abort()
     await standby.done
+  })
+
+  it('releases the lease even when a renewal it never heard back from landed first', async () => {
+    const store = new LeaseStore()
+    const a = candidate(store, 'a')
+    await until(() => a.elector.isLeader())
+    a.stop.abort()
+    assert.equal(await a.done, 'stopped')
+    store.landUnseenWrite()
+    await a.elector.release()
+    assert.equal(store.holder(), '')
+    assert.deepEqual(a.events, ['started', 'stopped: released'])
+  })
+
+  it('does not release a lease another candidate holds by then', async () => {
+    const store = new LeaseStore()
+    const a = candidate(store, 'a')
+    await until(() => a.elector.isLeader())
+    a.stop.abort()
+    await a.done
+    store.steal('b')
+    await a.elector.release()
+    assert.equal(store.holder(), 'b')
   })
 
   it('waits out a lease that is not renewed before taking it', async () => {

@@ -221,24 +221,45 @@ export class LeaderElector {
     this.#leading = false
     const observed = this.#observed
     if (observed === undefined) return
-    const now = microTime(Date.now())
+    const signal = AbortSignal.timeout(this.#retryMs * 2)
     try {
-      await this.#write(
-        {
-          holderIdentity: '',
-          leaseDurationSeconds: 1,
-          acquireTime: now,
-          renewTime: now,
-          leaseTransitions: observed.record.leaseTransitions,
-        },
-        observed.resourceVersion,
-        AbortSignal.timeout(this.#retryMs * 2)
-      )
+      await this.#writeRelease(observed.record.leaseTransitions, observed.resourceVersion, signal)
       this.#log.info('released the leader lease', { lease: this.lease })
     } catch (error) {
       this.#log.warn('cannot release the leader lease', { lease: this.lease, error })
     }
     this.#options.onStoppedLeading?.('released')
+  }
+
+  /**
+   * Writes the empty holder over `resourceVersion`. A renewal aborted by the stop may still have
+   * landed on the server (only its answer was lost), so a conflict is read again: while the
+   * Lease still names this candidate, the release is written over the version read now.
+   */
+  async #writeRelease(
+    leaseTransitions: number,
+    resourceVersion: string,
+    signal: AbortSignal
+  ): Promise<void> {
+    const now = microTime(Date.now())
+    const released: LeaseRecord = {
+      holderIdentity: '',
+      leaseDurationSeconds: 1,
+      acquireTime: now,
+      renewTime: now,
+      leaseTransitions,
+    }
+    try {
+      await this.#write(released, resourceVersion, signal)
+    } catch (error) {
+      if (!(error instanceof ConflictError)) throw error
+      const { client, namespace, name } = this.#options
+      const current = await client.get(LEASE_RESOURCE, name, { namespace, signal })
+      const record = leaseRecord(current)
+      if (record.holderIdentity !== this.identity) throw error
+      const fresh = { ...released, leaseTransitions: record.leaseTransitions }
+      await this.#write(fresh, current.metadata.resourceVersion ?? '', signal)
+    }
   }
 
   /** One round of client-go's `tryAcquireOrRenew`; false when another holder's lease is valid. */
