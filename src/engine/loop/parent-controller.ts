@@ -134,8 +134,8 @@ export class ParentController {
             name: kind.name,
             parentOf: (key) => kind.parentOf?.(key, this.#caches),
             allKeys: () => kind.allParentKeys(this.#caches),
-            enqueue: (keys) => {
-              for (const key of keys) this.#queue.add(key)
+            enqueue: (keys, priority) => {
+              for (const key of keys) this.#queue.add(key, { priority })
             },
           })
     const recovery = new HookRecovery((keys) => {

@@ -5,11 +5,17 @@ import { Action } from '../../runtime/controller-loop.js'
 import type { ParentShard, ShardParticipant } from './parent-shard.js'
 import { ShardGuard } from './shard-guard.js'
 
-function parent(name: string): KubeObject {
-  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns', uid: name } }
+/** A parent whose status says it was reconciled at its generation, unless `behind`. */
+function parent(name: string, behind = false): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace: 'ns', uid: name, generation: 2 },
+    status: { observedGeneration: behind ? 1 : 2 },
+  }
 }
 
-function setup(owned: Set<string>) {
+function setup(owned: Set<string>, behind: ReadonlySet<string> = new Set()) {
   const participants: ShardParticipant[] = []
   const dropped: number[] = []
   const waiting: number[] = []
@@ -25,14 +31,18 @@ function setup(owned: Set<string>) {
     dropped: (_name, count) => dropped.push(count),
   }
   const resyncs: (readonly string[])[] = []
+  const lanes: Record<string, string[]> = { high: [], low: [] }
   const guard = new ShardGuard({
     shard,
     name: 'test',
-    parentOf: (key) => (key.startsWith('gone') ? undefined : parent(key)),
-    allKeys: () => ['a', 'b', 'c'],
-    enqueue: (keys) => resyncs.push(keys),
+    parentOf: (key) => (key.startsWith('gone') ? undefined : parent(key, behind.has(key))),
+    allKeys: () => ['a', 'b', 'c', 'd'],
+    enqueue: (keys, priority) => {
+      if (keys.length > 0) resyncs.push(keys)
+      lanes[priority]?.push(...keys)
+    },
   })
-  return { guard, participants, dropped, resyncs, waiting, ownedCounts }
+  return { guard, participants, dropped, resyncs, waiting, ownedCounts, lanes }
 }
 
 describe('ShardGuard', () => {
@@ -121,6 +131,13 @@ describe('ShardGuard', () => {
     participants[0]?.resync((p) => p.metadata.name !== 'a')
     assert.deepEqual(resyncs, [['b']])
     assert.deepEqual(ownedCounts, [2])
+  })
+
+  it('resyncs first the gained parents whose spec the previous owner never reconciled', () => {
+    const { guard, participants, lanes } = setup(new Set(['a', 'b', 'c', 'd']), new Set(['c']))
+    guard.start()
+    participants[0]?.resync(() => true)
+    assert.deepEqual(lanes, { high: ['c'], low: ['a', 'b', 'd'] })
   })
 
   it('a failed sync fails for its caller only: nothing is left unhandled to end the process', async () => {

@@ -6,6 +6,8 @@
  */
 import { Action } from '../../runtime/controller-loop.js'
 import type { KubeObject } from '../../core/kube-object.js'
+import { isJsonObject } from '../../core/kube-object.js'
+import type { WorkQueuePriority } from '../../runtime/work-queue.js'
 import type { ParentShard } from './parent-shard.js'
 
 /** Options of {@link ShardGuard}. */
@@ -17,8 +19,8 @@ export interface ShardGuardOptions {
   readonly parentOf: (key: string) => KubeObject | undefined
   /** Keys of every parent of the controller. */
   readonly allKeys: () => readonly string[]
-  /** Enqueues keys (already admitted). */
-  readonly enqueue: (keys: readonly string[]) => void
+  /** Enqueues keys (already admitted) in a lane of the work queue. */
+  readonly enqueue: (keys: readonly string[], priority: WorkQueuePriority) => void
 }
 
 /** Filters and tracks one parent loop's keys. */
@@ -92,16 +94,22 @@ export class ShardGuard {
       resync: (gained) => {
         const { parentOf, allKeys, shard, name, enqueue } = this.#options
         let owned = 0
-        const keys: string[] = []
+        const behind: string[] = []
+        const synced: string[] = []
         for (const key of allKeys()) {
           const parent = parentOf(key)
           if (parent === undefined || !shard.owns(parent)) continue
           owned++
-          if (gained(parent)) keys.push(key)
+          if (gained(parent)) (specAhead(parent) ? behind : synced).push(key)
         }
         shard.owned?.(name, owned)
         shard.waiting?.(name, 0)
-        enqueue(keys)
+        // A gained parent whose spec the previous owner never reconciled (e.g. one created or
+        // changed while its owner was dead) is work a user waits for; one already reconciled
+        // only needs the check its dropped events would have caused, so it waits behind the
+        // watch events in the low lane instead of making them wait behind it.
+        enqueue(behind, 'high')
+        enqueue(synced, 'low')
       },
       handoff: (moves) => {
         const { parentOf, allKeys, shard, name } = this.#options
@@ -119,4 +127,16 @@ export class ShardGuard {
     this.#unregister?.()
     this.#unregister = undefined
   }
+}
+
+/**
+ * Whether a parent's spec is ahead of what its status says was reconciled: its
+ * `status.observedGeneration` (which the engine writes on every CompositeController sync) is
+ * missing or behind `metadata.generation`. Parents without a generation count as ahead.
+ */
+function specAhead(parent: KubeObject): boolean {
+  const status = parent['status']
+  const observed = isJsonObject(status) ? status['observedGeneration'] : undefined
+  const generation = parent.metadata.generation
+  return typeof observed !== 'number' || generation === undefined || observed < generation
 }

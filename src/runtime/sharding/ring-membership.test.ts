@@ -199,10 +199,13 @@ function total(counts: Map<string, number>): number {
 }
 
 describe('RingMembership', () => {
-  it('serves every hash alone after one round, as a single engine does', async () => {
+  it('serves every hash alone a retry period after its first renewal, as a single engine does', async () => {
     const c = cluster()
     const a = c.join('a')
     assert.equal(a.owns(0n), false, 'nothing is served before the Lease is written')
+    await a.tick()
+    assert.equal(a.owns(0n), false, 'a replica started alongside may not have written yet')
+    c.clock.now += RING_OPTIONS.retryPeriodMs
     await a.tick()
     assert.deepEqual(a.members, ['a'])
     assert.equal(c.owners().get('a'), SAMPLES.length)
@@ -576,6 +579,25 @@ describe('RingMembership loop', () => {
       // One renewal per retry period (2 s) over 20 s.
       assert.ok(writes >= 9 && writes <= 11, `${id} wrote its Lease ${writes} times in 20 s`)
     }
+    await c.stopAll()
+  })
+
+  it('serves no ring of the members it saw first when others start a moment later', async () => {
+    const c = loopCluster()
+    c.start('a')
+    await c.advance(800)
+    c.start('b')
+    await c.advance(700)
+    c.start('c')
+    await c.advance(6_000)
+    for (const id of ['a', 'b', 'c']) {
+      const rings = (c.served.get(id) ?? []).map((s) => s.ring.members.join(','))
+      assert.deepEqual(rings, ['a,b,c'], `${id} served ${JSON.stringify(rings)}`)
+    }
+    const first = Math.min(...['a', 'b', 'c'].map((id) => c.served.get(id)?.[0]?.at ?? Infinity))
+    // a's first renewal happened at once, its hold ends one retry period (2 s) later, and the
+    // agreement needs b and c to announce: a round each, started by a's announcement.
+    assert.ok(first - 1_000_000 <= 2_200, `first ring served ${first - 1_000_000} ms after start`)
     await c.stopAll()
   })
 

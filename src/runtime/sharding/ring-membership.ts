@@ -125,6 +125,8 @@ export class RingMembership {
   #announced = ''
   #resourceVersion: string | undefined
   #lastRenewMs: number | undefined
+  /** When this member's first renewal was sent: its first ring is agreed a retry period later. */
+  #firstRenewMs: number | undefined
   #wake: (() => void) | undefined
   /** A change the protocol reads arrived since the current round started. */
   #nudged = false
@@ -237,8 +239,11 @@ export class RingMembership {
   #untilNextRound(): number {
     const now = this.#now()
     const expiry = this.#table.nextExpiry(now, this.#leaseMs, this.identity)
-    if (expiry === undefined) return this.#retryMs
-    return Math.min(this.#retryMs, expiry - now + EXPIRY_MARGIN_MS)
+    // The round that may agree the first ring runs when its hold ends, not a retry after.
+    const held = this.#holdsFirstRing(now) ? (this.#firstRenewMs ?? now) + this.#retryMs - now : 0
+    const wait = held > 0 ? Math.min(this.#retryMs, held) : this.#retryMs
+    if (expiry === undefined) return wait
+    return Math.min(wait, expiry - now + EXPIRY_MARGIN_MS)
   }
 
   /** One round: renew the Lease, then advance the handoff protocol as far as it can go. */
@@ -285,11 +290,28 @@ export class RingMembership {
       this.#log.debug('waiting for members to announce the ring', { waiting })
       return
     }
+    if (this.#holdsFirstRing(now)) {
+      this.#log.debug('waiting a retry period for members starting alongside', { members: live })
+      return
+    }
     const agreed = new HashRing(live, this.#options.virtualNodes)
     if (this.#ownership.serving !== undefined) this.#handoffs++
     const gained = this.#ownership.serve(agreed)
     this.#log.info('serving a ring', { lease: this.lease, members: live })
     this.#options.onServe?.(agreed, gained)
+  }
+
+  /**
+   * Whether this member still holds back its first ring. Replicas started together write their
+   * Leases within moments of each other, and one that agreed a ring of the members it saw first
+   * would list and cache the ranges of a ring it leaves a round later (at 10,000 parents a
+   * replica of three received half the collection that way); waiting one retry period after
+   * its own first renewal lets the others' Leases appear. Later rings are not held: a member
+   * that joins a formed ring, or a change of members, already waits for every member's
+   * announcement.
+   */
+  #holdsFirstRing(now: number): boolean {
+    return this.#firstRenewMs === undefined || now - this.#firstRenewMs < this.#retryMs
   }
 
   /** Whether some member's Lease has not changed for long enough to be deleted. */
@@ -425,6 +447,7 @@ export class RingMembership {
     this.#resourceVersion = written.metadata.resourceVersion
     // Counted from when the write was sent, so a successor's expiry outlives this member's writes.
     this.#lastRenewMs = sentAt
+    this.#firstRenewMs ??= sentAt
     this.#table.observe(this.#records([written]), this.#now())
   }
 }
