@@ -12,7 +12,8 @@
 //    newcomer received; then until every replica's work queue is empty again;
 //  - SIGKILL R+1 → R: the newcomer is SIGKILLed and a probe parent is created at once in a
 //    namespace it owned; from the kill until that parent is synced (its Lease must expire first).
-// Lease 30 s, renew deadline 25 s, retry 5 s.
+// Lease 30 s, renew deadline 25 s, retry 5 s. Also the CPU the API server, etcd and the webhook
+// (this process) used until convergence. BENCH_REBALANCE=0 skips the rebalances.
 //
 //   [BENCH_LARGE=1] nice node --import tsx bench/sharding-scale.ts [parents=1000] [replicas=1,2,3] \
 //     [server,client]
@@ -47,11 +48,14 @@ import {
   seconds,
   servesRingOf,
 } from './bench-sharding.js'
-import { EngineProcess, ensureFreshBuild } from './engine-process-handle.js'
+import { EngineProcess, ensureFreshBuild, readProc } from './engine-process-handle.js'
+import { readControlPlaneState } from '../src/cluster/control-plane-state.js'
 
 const parents = Number(process.argv[2] ?? '1000')
 const replicaCounts = (process.argv[3] ?? '1,2,3').split(',').map(Number)
 const modes = (process.argv[4] ?? 'server,client').split(',')
+/** BENCH_REBALANCE=0 measures convergence only (repeated rounds to see the spread). */
+const rebalances = process.env['BENCH_REBALANCE'] !== '0'
 if (parents > 3000 && process.env['BENCH_LARGE'] !== '1') {
   console.error('sizes above 3,000 parents need BENCH_LARGE=1')
   process.exit(2)
@@ -299,6 +303,32 @@ async function rebalanceAfterKill(
   return `${ids.length} → ${ids.length - 1}: ${seconds(probeMs)}`
 }
 
+/** CPU seconds used so far by the plane's API server and etcd, and by this process (the webhook). */
+interface PlaneCpu {
+  readonly apiServerS: number
+  readonly etcdS: number
+  readonly webhookS: number
+}
+
+function planeCpu(plane: ControlPlane): PlaneCpu {
+  const processes = readControlPlaneState(plane.dir)?.processes ?? []
+  const cpuS = (name: string): number => {
+    const pid = processes.find((p) => p.name === name)?.pid
+    return pid === undefined ? Number.NaN : (readProc(pid)?.cpuMs ?? Number.NaN) / 1000
+  }
+  const own = process.cpuUsage()
+  return {
+    apiServerS: cpuS('kube-apiserver'),
+    etcdS: cpuS('etcd'),
+    webhookS: (own.user + own.system) / 1e6,
+  }
+}
+
+function planeCpuCell(before: PlaneCpu, after: PlaneCpu): string {
+  const spent = (key: keyof PlaneCpu): string => (after[key] - before[key]).toFixed(1)
+  return `${spent('apiServerS')} / ${spent('etcdS')} / ${spent('webhookS')}`
+}
+
 /** One round: a fresh plane, N parents, R replicas; returns the figures as table cells. */
 async function round(replicas: number, mode: string): Promise<string[]> {
   const hook = await serveWebhook({ etag: true })
@@ -313,9 +343,11 @@ async function round(replicas: number, mode: string): Promise<string[]> {
     const ids = Array.from({ length: replicas }, (_, i) => `r${i + 1}`)
     const name = `${mode}-${replicas}`
     await progress.start()
+    const planeBefore = planeCpu(seeded.plane)
     const spawned = performance.now()
     engines.push(...(await Promise.all(ids.map((id) => startReplica(seeded.plane, id, name)))))
     const stuck = await converged(progress, engines)
+    const planeCell = planeCpuCell(planeBefore, planeCpu(seeded.plane))
     await progress.stop()
     const convergedMs = performance.now() - spawned
     const figures: ReplicaFigures[] = []
@@ -323,10 +355,12 @@ async function round(replicas: number, mode: string): Promise<string[]> {
     const convergedCell =
       stuck === '' ? seconds(convergedMs) : `${stuck} after ${seconds(convergedMs)}`
     console.log(`  converged: ${convergedCell}`)
+    const cells = [`${replicas}, ${mode}`, load, convergedCell, planeCell, ...figureCells(figures)]
+    if (!rebalances) return [...cells, '–', '–']
     const scaleUp = await rebalanceAfterScaleUp(seeded, engines, ids, name)
     console.log(`  scale-up ${scaleUp}`)
     const kill = await rebalanceAfterKill(seeded, engines, ids)
-    return [`${replicas}, ${mode}`, load, convergedCell, ...figureCells(figures), scaleUp, kill]
+    return [...cells, scaleUp, kill]
   } finally {
     await progress.stop()
     for (const engine of engines) await engine.stop()
@@ -345,7 +379,7 @@ for (const mode of modes)
     rows.push(row)
   }
 console.log(
-  '\n| replicas, watches | load | converged | CPU s per replica | peak RSS MiB per replica | writes per replica | objects received per replica | MiB received per replica | parents / children held per replica | scale-up R → R+1 (from the spawn) | SIGKILL R+1 → R |'
+  '\n| replicas, watches | load | converged | CPU s until converged: API server / etcd / webhook | CPU s per replica | peak RSS MiB per replica | writes per replica | objects received per replica | MiB received per replica | parents / children held per replica | scale-up R → R+1 (from the spawn) | SIGKILL R+1 → R |'
 )
-console.log('|---|---|---|---|---|---|---|---|---|---|---|')
+console.log('|---|---|---|---|---|---|---|---|---|---|---|---|')
 for (const row of rows) console.log(`| ${row.join(' | ')} |`)
