@@ -84,6 +84,21 @@ function candidate(store: LeaseStore, identity: string) {
   return { elector, events, stop, done }
 }
 
+/** A candidate that became the leader. */
+async function leader(store: LeaseStore, identity: string) {
+  const c = candidate(store, identity)
+  await until(() => c.elector.isLeader())
+  return c
+}
+
+/** A leader whose loop was stopped (as on SIGTERM) and that has not released its Lease yet. */
+async function stoppedLeader(store: LeaseStore, identity: string) {
+  const c = await leader(store, identity)
+  c.stop.abort()
+  assert.equal(await c.done, 'stopped')
+  return c
+}
+
 async function until(check: () => boolean, ms = 3000): Promise<void> {
   const deadline = Date.now() + ms
   while (!check()) {
@@ -136,10 +151,7 @@ describe('LeaderElector', () => {
 
   it('releases the lease even when a renewal it never heard back from landed first', async () => {
     const store = new LeaseStore()
-    const a = candidate(store, 'a')
-    await until(() => a.elector.isLeader())
-    a.stop.abort()
-    assert.equal(await a.done, 'stopped')
+    const a = await stoppedLeader(store, 'a')
     store.landUnseenWrite()
     await a.elector.release()
     assert.equal(store.holder(), '')
@@ -148,10 +160,7 @@ describe('LeaderElector', () => {
 
   it('does not release a lease another candidate holds by then', async () => {
     const store = new LeaseStore()
-    const a = candidate(store, 'a')
-    await until(() => a.elector.isLeader())
-    a.stop.abort()
-    await a.done
+    const a = await stoppedLeader(store, 'a')
     store.steal('b')
     await a.elector.release()
     assert.equal(store.holder(), 'b')
@@ -159,13 +168,9 @@ describe('LeaderElector', () => {
 
   it('waits out a lease that is not renewed before taking it', async () => {
     const store = new LeaseStore()
-    const a = candidate(store, 'a')
-    await until(() => a.elector.isLeader())
-    a.stop.abort()
-    await a.done
+    await stoppedLeader(store, 'a')
     const killed = Date.now()
-    const b = candidate(store, 'b')
-    await until(() => b.elector.isLeader())
+    const b = await leader(store, 'b')
     assert.ok(Date.now() - killed >= 550, `took over after ${Date.now() - killed} ms`)
     assert.ok(store.lease !== undefined)
     assert.equal(leaseRecord(store.lease).leaseTransitions, 1)
@@ -175,8 +180,7 @@ describe('LeaderElector', () => {
 
   it('stops leading at once when the lease is stolen', async () => {
     const store = new LeaseStore()
-    const a = candidate(store, 'a')
-    await until(() => a.elector.isLeader())
+    const a = await leader(store, 'a')
     store.steal('thief')
     const reason = await a.done
     assert.match(reason, /held by thief/)
@@ -187,8 +191,7 @@ describe('LeaderElector', () => {
 
   it('stops leading when the lease is deleted', async () => {
     const store = new LeaseStore()
-    const a = candidate(store, 'a')
-    await until(() => a.elector.isLeader())
+    const a = await leader(store, 'a')
     store.lease = undefined
     assert.equal(await a.done, 'the lease was deleted')
     assert.equal(store.lease, undefined)
@@ -196,8 +199,7 @@ describe('LeaderElector', () => {
 
   it('gives up before its lease can expire when it cannot renew', async () => {
     const store = new LeaseStore()
-    const a = candidate(store, 'a')
-    await until(() => a.elector.isLeader())
+    const a = await leader(store, 'a')
     const lastRenew = Date.now()
     store.failing = true
     const reason = await a.done
