@@ -306,9 +306,9 @@ export class RingMembership {
    * Leases within moments of each other, and one that agreed a ring of the members it saw first
    * would list and cache the ranges of a ring it leaves a round later (at 10,000 parents a
    * replica of three received half the collection that way); waiting one retry period after
-   * its own first renewal lets the others' Leases appear. Later rings are not held: a member
-   * that joins a formed ring, or a change of members, already waits for every member's
-   * announcement.
+   * its own first renewal lets the others' Leases appear. Only a member's first ring is held
+   * (a joiner's too, which costs it up to a retry period); later changes of members wait for
+   * every member's announcement anyway.
    */
   #holdsFirstRing(now: number): boolean {
     return this.#firstRenewMs === undefined || now - this.#firstRenewMs < this.#retryMs
