@@ -13,7 +13,8 @@
 //  - SIGKILL R+1 → R: the newcomer is SIGKILLed and a probe parent is created at once in a
 //    namespace it owned; from the kill until that parent is synced (its Lease must expire first).
 // Lease 30 s, renew deadline 25 s, retry 5 s. Also the CPU the API server, etcd and the webhook
-// (this process) used until convergence. BENCH_REBALANCE=0 skips the rebalances.
+// (this process) used until convergence. BENCH_REBALANCE=0 skips the rebalances;
+// BENCH_SHARD_KEY=uid (with it) shards by uid instead, BENCH_NAMESPACES=<n> sets the namespaces.
 //
 //   [BENCH_LARGE=1] nice node --import tsx bench/sharding-scale.ts [parents=1000] [replicas=1,2,3] \
 //     [server,client]
@@ -56,6 +57,16 @@ const replicaCounts = (process.argv[3] ?? '1,2,3').split(',').map(Number)
 const modes = (process.argv[4] ?? 'server,client').split(',')
 /** BENCH_REBALANCE=0 measures convergence only (repeated rounds to see the spread). */
 const rebalances = process.env['BENCH_REBALANCE'] !== '0'
+/** BENCH_SHARD_KEY=uid hashes parents by uid (children are then watched whole); the rebalances need `namespace`. */
+const shardKey = process.env['BENCH_SHARD_KEY'] ?? 'namespace'
+/** BENCH_NAMESPACES=<n> spreads the parents over n namespaces instead of one per 50 parents. */
+const namespaceCount = Number(
+  process.env['BENCH_NAMESPACES'] ?? Math.max(3, Math.ceil(parents / 50))
+)
+if (shardKey !== 'namespace' && rebalances) {
+  console.error('BENCH_SHARD_KEY=uid needs BENCH_REBALANCE=0: the probes pick namespaces')
+  process.exit(2)
+}
 if (parents > 3000 && process.env['BENCH_LARGE'] !== '1') {
   console.error('sizes above 3,000 parents need BENCH_LARGE=1')
   process.exit(2)
@@ -139,7 +150,6 @@ async function seed(hookUrl: string): Promise<Seeded> {
 
 /** Creates the namespaces, the parents round-robin over them, and the controller. */
 async function seedParents(plane: ControlPlane, hookUrl: string): Promise<Map<string, number>> {
-  const namespaceCount = Math.max(3, Math.ceil(parents / 50))
   const namespaces: string[] = []
   for (let i = 0; i < namespaceCount; i++)
     namespaces.push(await createNamespace(plane.client, `bsh-${randomBytes(4).toString('hex')}`))
@@ -172,7 +182,7 @@ function startReplica(plane: ControlPlane, id: string, round: string): Promise<E
       '--sharding-namespace=default',
       '--sharding-ring=bench',
       `--sharding-identity=${id}`,
-      '--shard-key=namespace',
+      `--shard-key=${shardKey}`,
       `--sharding-server-side=${mode === 'server' ? 'true' : 'false'}`,
       // Longer than the defaults: a loaded 2-core machine listing 10,000 parents must not make
       // a replica miss its renewals (each try may take 2 retry periods).
