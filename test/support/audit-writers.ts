@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs'
 
 /** One write request of the audit log, as the checks need it. */
 export interface AuditWrite {
-  /** The parent it concerns (a child is named after its parent). */
+  /** The parent it concerns (a child is named `<parent>` or `<parent>.<suffix>`). */
   readonly parent: string
   readonly replica: string
   readonly verb: string
@@ -44,7 +44,8 @@ export function readAuditWrites(
     if (ref?.namespace !== namespace || !resources.includes(ref.resource ?? '')) continue
     if (!agent.startsWith(agentPrefix) || ref.name === undefined) continue
     writes.push({
-      parent: ref.name,
+      // A parent's children are named after it: `<parent>` or `<parent>.<suffix>`.
+      parent: ref.name.split('.')[0] ?? ref.name,
       replica: agent.slice(agentPrefix.length).split(' ')[0] ?? '',
       verb: event.verb ?? '',
       resource: ref.resource ?? '',
@@ -103,14 +104,16 @@ export function doubleWriters(
 }
 
 /**
- * Children that were not created exactly once or were ever deleted, from the writes to
- * `resource` (children named after their parents): each is a lost or duplicated child. A create
- * the server refused (409: it existed) is counted as an attempted second create.
+ * Parents whose children were not created exactly once each (`perParent` creates) or were ever
+ * deleted, from the writes to `resource` (children named after their parents): each is a lost or
+ * duplicated child. A create the server refused (409: it existed) is counted as an attempted
+ * second create.
  */
 export function childFaults(
   writes: readonly AuditWrite[],
   resource: string,
-  parents: readonly string[]
+  parents: readonly string[],
+  perParent = 1
 ): string[] {
   const creates = new Map<string, number>()
   const deletes = new Map<string, number>()
@@ -122,7 +125,7 @@ export function childFaults(
   return parents.flatMap((parent) => {
     const created = creates.get(parent) ?? 0
     const deleted = deletes.get(parent) ?? 0
-    return created === 1 && deleted === 0
+    return created === perParent && deleted === 0
       ? []
       : [`${parent}: created ${created} times, deleted ${deleted} times`]
   })

@@ -41,6 +41,11 @@ export interface ShardingWorldOptions {
    * can delay renewals past a 6 s deadline, and a replica that cannot renew exits.
    */
   readonly leaseSeconds?: number
+  /**
+   * Two children per parent (`<parent>.a`, `<parent>.b`) rolled out one at a time
+   * (`RollingInPlace`), and a finalize hook that lets a parent go once its children are gone.
+   */
+  readonly lifecycle?: boolean
 }
 
 /** A log line's time in ms: zap's `ts` (epoch seconds by default), or an ISO `time`. */
@@ -52,19 +57,34 @@ function logTimeMs(line: Record<string, unknown>): number {
 
 const composite = isolatedComposite('ShParent', 'ShChild')
 
-/** The hook: status `v` is the spec's, and one child named after the parent, labelled `v`. */
-function childAtSpecV(body: unknown) {
-  const { parent } = body as { parent: KubeObject }
-  const name = parent.metadata.name ?? ''
-  return {
-    status: { v: valueOf(parent, 'spec') },
-    children: [
-      {
+/**
+ * The hook: status `v` is the spec's, and one child named after the parent (with `lifecycle`:
+ * `<parent>.a` and `<parent>.b`), labelled `v`. Finalizing, it asks for no children and says
+ * finalized once none is observed.
+ */
+function childrenAtSpecV(lifecycle: boolean) {
+  return (body: unknown) => {
+    const { parent, finalizing, children } = body as {
+      parent: KubeObject
+      finalizing?: boolean
+      children?: Record<string, Record<string, unknown>>
+    }
+    const name = parent.metadata.name ?? ''
+    const status = { v: valueOf(parent, 'spec') }
+    if (finalizing === true) {
+      const observed = Object.values(children ?? {}).reduce((n, g) => n + Object.keys(g).length, 0)
+      return { status, children: [], finalized: observed === 0 }
+    }
+    const names = lifecycle ? [`${name}.a`, `${name}.b`] : [name]
+    const labels = { app: name, v: String(valueOf(parent, 'spec')) }
+    return {
+      status,
+      children: names.map((child) => ({
         apiVersion: composite.childCrd.apiVersion,
         kind: 'ShChild',
-        metadata: { name, labels: { app: name, v: String(valueOf(parent, 'spec')) } },
-      },
-    ],
+        metadata: { name: child, labels },
+      })),
+    }
   }
 }
 
@@ -117,7 +137,8 @@ export class ShardingWorld {
       kind: 'Namespace',
       metadata: { name: ns },
     })
-    const hook = await serveHook(childAtSpecV)
+    const lifecycle = options.lifecycle === true
+    const hook = await serveHook(childrenAtSpecV(lifecycle))
     await plane.client.create(CCS, {
       apiVersion: 'metacontroller.k8s.io/v1alpha1',
       kind: 'CompositeController',
@@ -127,9 +148,13 @@ export class ShardingWorld {
           {
             apiVersion: childCrd.apiVersion,
             resource: childCrd.ref.resource,
-            updateStrategy: { method: 'InPlace' },
+            updateStrategy: { method: lifecycle ? 'RollingInPlace' : 'InPlace' },
           },
         ],
+        hooks: {
+          sync: { webhook: { url: hook.url } },
+          ...(lifecycle ? { finalize: { webhook: { url: hook.url } } } : {}),
+        },
       }),
     })
     return new ShardingWorld(options, { plane, hook, dir, ns })
@@ -246,17 +271,56 @@ export class ShardingWorld {
     return { parents: parents.items, children: children.items }
   }
 
-  /** Every parent has status v and exactly one child, at v. */
+  /** Children per parent: two with `lifecycle`, else one. */
+  get childrenPerParent(): number {
+    return this.options.lifecycle === true ? 2 : 1
+  }
+
+  /** Every parent has status v and exactly its children, at v. */
   async converged(v: number): Promise<boolean> {
     const { parents, children } = await this.#objects()
     const count = this.options.parents
     const atV = children.filter((c) => c.metadata.labels?.['v'] === String(v))
+    const want = count * this.childrenPerParent
     return (
       parents.length === count &&
       parents.every((p) => valueOf(p, 'status') === v) &&
-      children.length === count &&
-      atV.length === count
+      children.length === want &&
+      atV.length === want
     )
+  }
+
+  /** Deletes every parent (each waits for its finalize hook with `lifecycle`). */
+  async deleteParents(): Promise<void> {
+    this.#rolloutStarted = Date.now()
+    await this.#eachParent((i) =>
+      this.plane.client.delete(this.parentCrd.ref, `p${i}`, { namespace: this.ns })
+    )
+  }
+
+  /** Waits until no parent and no child is left. */
+  async waitGone(timeoutMs = this.#defaultTimeoutMs()): Promise<void> {
+    await this.diagnosed(() =>
+      waitFor(
+        async () => {
+          const { parents, children } = await this.#objects()
+          return parents.length === 0 && children.length === 0 ? true : undefined
+        },
+        { timeoutMs, intervalMs: 1000, description: 'every parent and child gone' }
+      )
+    )
+    this.timings.push(`deleted=${((Date.now() - this.#rolloutStarted) / 1000).toFixed(1)}s`)
+  }
+
+  /** The parents whose finalize hook was called. */
+  finalized(): Set<string> {
+    const names = this.#hook.requests.flatMap((body) => {
+      const { parent, finalizing } = body as { parent?: KubeObject; finalizing?: boolean }
+      return finalizing === true && parent?.metadata.name !== undefined
+        ? [parent.metadata.name]
+        : []
+    })
+    return new Set(names)
   }
 
   /**
@@ -336,10 +400,11 @@ export class ShardingWorld {
     return perReplica
   }
 
-  /** Asserts that every parent's child was created once and never deleted. */
+  /** Asserts that every parent's children were created once each and never deleted. */
   assertNoChildLostOrDuplicated(): void {
     const names = Array.from({ length: this.options.parents }, (_, i) => `p${i}`)
-    const faults = childFaults(this.writes(), this.childCrd.ref.resource, names)
+    const resource = this.childCrd.ref.resource
+    const faults = childFaults(this.writes(), resource, names, this.childrenPerParent)
     assert.deepEqual(faults.slice(0, 5), [], `${faults.length} children lost or duplicated`)
   }
 

@@ -54,6 +54,13 @@ describe('childFaults', () => {
     ])
   })
 
+  it('expects as many creates as a parent has children, and flags one child missing', () => {
+    const writes = [child('create', 0), child('create', 1), child('create', 0, 'q')]
+    assert.deepEqual(childFaults(writes, 'children', ['p', 'q'], 2), [
+      'q: created 1 times, deleted 0 times',
+    ])
+  })
+
   it('ignores writes to other resources', () => {
     const writes = [child('create', 0), { ...child('delete', 5), resource: 'parents' }]
     assert.deepEqual(childFaults(writes, 'children', ['p']), [])
