@@ -7,36 +7,15 @@
 //
 // 200 parents by default; METACTL_SHARDING_LIFECYCLE_PARENTS=<n> runs another number.
 import assert from 'node:assert/strict'
-import { after, before, describe, it } from 'node:test'
-import { waitFor } from '../../src/testing/index.js'
-import { startShardingWorld } from '../support/sharding-world.js'
+import { after, before, describe } from 'node:test'
+import { scenarioSteps, startShardingWorld } from '../support/sharding-world.js'
 import type { ShardingWorld } from '../support/sharding-world.js'
-import type { SpawnedEngine } from '../support/spawned-engine.js'
 
 const PARENTS = Number(process.env['METACTL_SHARDING_LIFECYCLE_PARENTS'] ?? '200')
 
 describe(`sharding: rolling updates and finalizers of ${PARENTS} parents across handoffs`, () => {
   let w: ShardingWorld
-  let broken = false
-  /** One step of the scenario; skipped once an earlier one failed. */
-  const step = (name: string, body: () => void | Promise<void>): void => {
-    it(name, async (t) => {
-      if (broken) {
-        t.skip('an earlier step failed')
-        return
-      }
-      try {
-        await body()
-      } catch (error) {
-        broken = true
-        throw error
-      }
-    })
-  }
-  const exitOf = (engine: SpawnedEngine | undefined): Promise<number | string> =>
-    w.diagnosed(() =>
-      waitFor(() => engine?.exited, { timeoutMs: 60_000, description: 'the replica’s exit' })
-    )
+  const step = scenarioSteps()
 
   before(async () => {
     w = await startShardingWorld({ gate: true, parents: PARENTS, lifecycle: true })
@@ -59,7 +38,7 @@ describe(`sharding: rolling updates and finalizers of ${PARENTS} parents across 
     const rolling = w.rollout(2)
     w.engines.get('r2')?.process.kill('SIGTERM')
     await rolling
-    assert.equal(await exitOf(w.engines.get('r2')), 0)
+    assert.equal(await w.exitOf('r2'), 0)
     await w.waitRing(['r1'])
     await w.waitConverged(2)
   })
@@ -86,7 +65,7 @@ describe(`sharding: rolling updates and finalizers of ${PARENTS} parents across 
     await w.waitRing(['r1', 'r2'])
     await w.deleteParents()
     w.engines.get('r2')?.process.kill('SIGTERM')
-    assert.equal(await exitOf(w.engines.get('r2')), 0)
+    assert.equal(await w.exitOf('r2'), 0)
     await w.waitGone()
     const finalized = w.finalized()
     const missing = Array.from({ length: PARENTS }, (_, i) => `p${i}`).filter(

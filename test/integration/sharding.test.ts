@@ -9,12 +9,11 @@
 // METACTL_SHARDING_PARENTS=<n> runs another number, METACTL_SHARDING_KEEP_LOGS=1 keeps the
 // replicas' logs, metrics and the audit log of a passing run too (a failing one always keeps them).
 import assert from 'node:assert/strict'
-import { after, before, describe, it } from 'node:test'
+import { after, before, describe } from 'node:test'
 import { fnv1a64 } from '../../src/runtime/sharding/fnv1a64.js'
 import { HashRing } from '../../src/runtime/sharding/hash-ring.js'
 import { objectInRanges, shardSelector } from '../../src/runtime/sharding/shard-selector.js'
-import { waitFor } from '../../src/testing/index.js'
-import { startShardingWorld } from '../support/sharding-world.js'
+import { scenarioSteps, startShardingWorld } from '../support/sharding-world.js'
 import type { ShardingWorld } from '../support/sharding-world.js'
 import type { SpawnedEngine } from '../support/spawned-engine.js'
 
@@ -25,26 +24,7 @@ const FALLBACK = 'ignored the shard selector'
 for (const gate of [true, false]) {
   describe(`sharding, gate ShardedListAndWatch ${gate ? 'on' : 'off'}: rollouts of ${PARENTS} parents`, () => {
     let w: ShardingWorld
-    let broken = false
-    /** One step of the scenario; skipped once an earlier one failed (the world is not as it expects). */
-    const step = (name: string, body: () => void | Promise<void>): void => {
-      it(name, async (t) => {
-        if (broken) {
-          t.skip('an earlier step failed')
-          return
-        }
-        try {
-          await body()
-        } catch (error) {
-          broken = true
-          throw error
-        }
-      })
-    }
-    const exitOf = (engine: SpawnedEngine | undefined): Promise<number | string> =>
-      w.diagnosed(() =>
-        waitFor(() => engine?.exited, { timeoutMs: 60_000, description: 'the replica’s exit' })
-      )
+    const step = scenarioSteps()
     let cutR3: () => void = () => undefined
     const replica = (identity: string): SpawnedEngine => {
       const engine = w.engines.get(identity)
@@ -99,7 +79,7 @@ for (const gate of [true, false]) {
       await rolling
       // r3 cannot renew: it stops writing at its renew deadline and exits 1; the others agree a
       // ring without it once its Lease has not changed for the lease duration.
-      assert.equal(await exitOf(w.engines.get('r3')), 1)
+      assert.equal(await w.exitOf('r3'), 1)
       await w.waitRing(['r1', 'r2'])
       await w.waitConverged(5)
       // Every parent's last status write came from its owner on the ring without r3.
@@ -123,7 +103,7 @@ for (const gate of [true, false]) {
       const rolling = w.rollout(6)
       w.engines.get('r2')?.process.kill('SIGTERM')
       await rolling
-      assert.equal(await exitOf(w.engines.get('r2')), 0)
+      assert.equal(await w.exitOf('r2'), 0)
       await w.waitRing(['r1'])
       await w.waitConverged(6)
     })

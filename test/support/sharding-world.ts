@@ -8,6 +8,7 @@ import assert from 'node:assert/strict'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { it } from 'node:test'
 import { request } from 'undici'
 import type { KubeObject } from '../../src/core/kube-object.js'
 import { startControlPlane, waitFor } from '../../src/testing/index.js'
@@ -344,6 +345,14 @@ export class ShardingWorld {
     return 120_000 + Math.max(0, this.options.parents - 100) * 150
   }
 
+  /** Waits for a replica's latest process to exit (60 s at most) and says how it ended. */
+  exitOf(identity: string): Promise<number | string> {
+    const engine = this.engines.get(identity)
+    return this.diagnosed(() =>
+      waitFor(() => engine?.exited, { timeoutMs: 60_000, description: `${identity}’s exit` })
+    )
+  }
+
   /** Members of the last ring a replica serves, from its log. */
   ringOf(engine: SpawnedEngine | undefined): string[] {
     return lastRing(engine)
@@ -469,6 +478,28 @@ export class ShardingWorld {
     await this.#hook.close()
     await this.plane.stop()
     if (!this.#keep) rmSync(this.#dir, { recursive: true, force: true })
+  }
+}
+
+/**
+ * Declares the steps of one scenario as tests: once a step fails the later ones are skipped,
+ * since the world is no longer as they expect.
+ */
+export function scenarioSteps(): (name: string, body: () => void | Promise<void>) => void {
+  let broken = false
+  return (name, body) => {
+    it(name, async (t) => {
+      if (broken) {
+        t.skip('an earlier step failed')
+        return
+      }
+      try {
+        await body()
+      } catch (error) {
+        broken = true
+        throw error
+      }
+    })
   }
 }
 
