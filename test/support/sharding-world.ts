@@ -1,5 +1,6 @@
 // A world for sharding tests on a control plane of their own: an audit log, a CompositeController
-// whose parents each get one child at the parent's `spec.v`, and `metactl run --sharding`
+// whose parents each get one child at the parent's `spec.v` (two rolled out one at a time, and a
+// finalize hook, with `lifecycle`), and `metactl run --sharding`
 // replicas spawned as processes, with helpers to roll out, wait for convergence and the ring, and
 // prove from the audit log that no parent had two writers and no child was lost or duplicated.
 // A failed wait keeps the replicas' logs and metrics, the audit log and the unconverged parents
