@@ -38,9 +38,9 @@ for (const gate of [true, false]) {
 
     step('finishes a rolling update while a replica gets SIGTERM and leaves', async () => {
       const rolling = w.rollout(2)
-      w.engines.get('r2')?.process.kill('SIGTERM')
+      const left = w.leave('r2')
       await rolling
-      assert.equal(await w.exitOf('r2'), 0)
+      assert.equal(await left, 0)
       await w.waitRing(['r1'])
       await w.waitConverged(2)
     })
@@ -66,8 +66,7 @@ for (const gate of [true, false]) {
       w.start('r1')
       await w.waitRing(['r1', 'r2'])
       await w.deleteParents()
-      w.engines.get('r2')?.process.kill('SIGTERM')
-      assert.equal(await w.exitOf('r2'), 0)
+      assert.equal(await w.leave('r2'), 0)
       await w.waitGone()
       const finalized = w.finalized()
       const missing = Array.from({ length: PARENTS }, (_, i) => `p${i}`).filter(

@@ -354,6 +354,12 @@ export class ShardingWorld {
     )
   }
 
+  /** Sends a replica SIGTERM (it drains and releases its share) and says how it ended. */
+  leave(identity: string): Promise<number | string> {
+    this.engines.get(identity)?.process.kill('SIGTERM')
+    return this.exitOf(identity)
+  }
+
   /** Members of the last ring a replica serves, from its log. */
   ringOf(engine: SpawnedEngine | undefined): string[] {
     return lastRing(engine)
