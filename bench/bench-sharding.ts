@@ -1,8 +1,8 @@
 // Pieces of bench/sharding-scale.ts: reading a replica's metrics, which namespaces a member of a
 // ring owns, how many parents a ring change moves, probe parents, and waiting for idle queues.
 import type { KubeObject } from '../src/core/kube-object.js'
-import { fnv1a64 } from '../src/runtime/sharding/fnv1a64.js'
-import { HashRing } from '../src/runtime/sharding/hash-ring.js'
+import { fnv1a64 } from '../src/runtime/ring/fnv1a64.js'
+import { HashRing } from '../src/runtime/ring/hash-ring.js'
 import { waitFor } from '../src/testing/index.js'
 import type { ControlPlane } from '../src/testing/index.js'
 import { PARENTS, benchParent, parentSynced } from './bench-parents.js'

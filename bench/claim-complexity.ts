@@ -14,7 +14,7 @@ import { DECORATOR_CONTROLLER_ANNOTATION } from '../src/api/decorator-controller
 import { claimCandidates } from '../src/engine/children/claim-children.js'
 import { relatedSelection, selectRelatedObjects } from '../src/engine/customize/related-objects.js'
 import { observeAttachments } from '../src/engine/decorator/sync-decorator-target.js'
-import { ObjectStore } from '../src/runtime/object-store.js'
+import { ObjectStore } from '../src/runtime/informers/object-store.js'
 
 const small = Number(process.argv[2] ?? 100)
 const large = Number(process.argv[3] ?? 10_000)

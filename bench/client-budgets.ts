@@ -11,7 +11,7 @@ import { Engine } from '../src/engine/engine.js'
 import type { EngineClientBudget } from '../src/engine/engine.js'
 import type { RequestLimiter } from '../src/kube/kube-transport.js'
 import { COMPOSITE_CONTROLLERS } from '../src/kube/well-known-resources.js'
-import { tokenBucketLimiter } from '../src/runtime/token-bucket-limiter.js'
+import { tokenBucketLimiter } from '../src/runtime/rate-limit/token-bucket-limiter.js'
 import { startControlPlane, waitFor } from '../src/testing/index.js'
 import {
   METACONTROLLER_CRDS,

@@ -6,8 +6,8 @@
 // ObjectStore.listMatching) and the index's own growth is measured the same way.
 import { DynamicClient } from '../src/kube/dynamic-client.js'
 import { KubeTransport } from '../src/kube/kube-transport.js'
-import { Informer, stripManagedFields } from '../src/runtime/informer.js'
-import { dynamicListWatcher } from '../src/runtime/list-watcher.js'
+import { Informer, stripManagedFields } from '../src/runtime/informers/informer.js'
+import { dynamicListWatcher } from '../src/runtime/informers/list-watcher.js'
 import { startControlPlane } from '../src/testing/index.js'
 import { PODS, createNamespace, mib, realisticPod, runBounded } from './bench-cluster.js'
 

@@ -3,8 +3,8 @@
 //   node --import tsx bench/informer-sync.ts [count=10000]
 import { DynamicClient } from '../src/kube/dynamic-client.js'
 import { KubeTransport } from '../src/kube/kube-transport.js'
-import { Informer } from '../src/runtime/informer.js'
-import { dynamicListWatcher } from '../src/runtime/list-watcher.js'
+import { Informer } from '../src/runtime/informers/informer.js'
+import { dynamicListWatcher } from '../src/runtime/informers/list-watcher.js'
 import { startControlPlane } from '../src/testing/index.js'
 import { CONFIGMAPS, createNamespace, runBounded } from './bench-cluster.js'
 

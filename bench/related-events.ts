@@ -9,10 +9,10 @@
 import type { KubeObject } from '../src/core/kube-object.js'
 import { RelatedObjectsManager } from '../src/engine/customize/related-objects-manager.js'
 import type { ResourceInfo } from '../src/kube/resource-map.js'
-import type { Informer, InformerHandlers } from '../src/runtime/informer.js'
-import { silentLogger } from '../src/runtime/logger.js'
-import { ObjectStore } from '../src/runtime/object-store.js'
-import type { InformerLease } from '../src/runtime/shared-informers.js'
+import type { Informer, InformerHandlers } from '../src/runtime/informers/informer.js'
+import { silentLogger } from '../src/runtime/diagnostics/logger.js'
+import { ObjectStore } from '../src/runtime/informers/object-store.js'
+import type { InformerLease } from '../src/runtime/informers/shared-informers.js'
 
 const sizes = (process.argv[2] ?? '1000,10000').split(',').map(Number)
 const events = Number(process.argv[3] ?? 300)

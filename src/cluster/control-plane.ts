@@ -48,7 +48,7 @@ import {
   privateVolumesCommand,
   removeVolumes,
 } from './host-path-storage.js'
-import { waitFor } from '../runtime/wait-for.js'
+import { waitFor } from '../runtime/clock/wait-for.js'
 import { CONFIGMAPS } from '../kube/well-known-resources.js'
 import {
   ensureSimulatedNodes,

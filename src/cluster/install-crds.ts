@@ -5,7 +5,7 @@ import type { KubeObject } from '../core/kube-object.js'
 import { AlreadyExistsError, ConflictError, NotFoundError } from '../kube/api-error.js'
 import type { DynamicClient, ResourceRef } from '../kube/dynamic-client.js'
 import { isDirectory, manifestFilesIn } from './metacontroller-crds.js'
-import { waitFor } from '../runtime/wait-for.js'
+import { waitFor } from '../runtime/clock/wait-for.js'
 
 /** The CustomResourceDefinition resource. */
 export const CRD_RESOURCE: ResourceRef = {

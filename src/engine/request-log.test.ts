@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { createLogger } from '../runtime/logger.js'
+import { createLogger } from '../runtime/diagnostics/logger.js'
 import { loggingRequestObserver } from './request-log.js'
 
 function logged(level: number): Record<string, unknown>[] {

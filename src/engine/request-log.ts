@@ -5,7 +5,7 @@
  * @module
  */
 import type { RequestObserver } from '../kube/kube-transport.js'
-import type { Logger } from '../runtime/logger.js'
+import type { Logger } from '../runtime/diagnostics/logger.js'
 
 /** Verbosity of API writes, as upstream's `--zap-log-level=4`. */
 export const API_WRITE_VERBOSITY = 4

@@ -9,8 +9,8 @@ import {
 } from '../kube/api-error.js'
 import type { ResourceRef } from '../kube/dynamic-client.js'
 import type { WatchEvent } from '../kube/watch-event.js'
-import { FakeClock } from '../runtime/fake-clock.js'
-import { SharedInformers } from '../runtime/shared-informers.js'
+import { FakeClock } from '../runtime/clock/fake-clock.js'
+import { SharedInformers } from '../runtime/informers/shared-informers.js'
 import { fakeApiError } from './fake-api-error.js'
 import { FakeCluster } from './fake-cluster.js'
 

@@ -35,10 +35,10 @@ import type {
   ResourceRef,
   WriteOptions,
 } from '../kube/dynamic-client.js'
-import { systemClock } from '../runtime/clock.js'
-import type { Clock } from '../runtime/clock.js'
-import type { ListWatcher, ListWatchScope } from '../runtime/list-watcher.js'
-import type { ListWatcherFactory } from '../runtime/shared-informers.js'
+import { systemClock } from '../runtime/clock/clock.js'
+import type { Clock } from '../runtime/clock/clock.js'
+import type { ListWatcher, ListWatchScope } from '../runtime/informers/list-watcher.js'
+import type { ListWatcherFactory } from '../runtime/informers/shared-informers.js'
 import { fakeApiError } from './fake-api-error.js'
 import type { FakeErrorReason } from './fake-api-error.js'
 import { compileScope, scopedEvent, WatchChannel } from './fake-watch.js'

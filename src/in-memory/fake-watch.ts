@@ -7,7 +7,7 @@
 import type { KubeObject } from '../core/kube-object.js'
 import { compileLabelSelector, parseSelectorString } from '../core/label-selector.js'
 import type { WatchEvent } from '../kube/watch-event.js'
-import type { ListWatchScope } from '../runtime/list-watcher.js'
+import type { ListWatchScope } from '../runtime/informers/list-watcher.js'
 
 /** Tells whether an object belongs to a list or watch scope. */
 export type ScopeMatcher = (object: KubeObject) => boolean

@@ -6,8 +6,8 @@
  */
 import type { KubeObject } from '../core/kube-object.js'
 import type { ResourceRef } from '../kube/dynamic-client.js'
-import { ObjectStore } from '../runtime/object-store.js'
-import type { ObjectReader } from '../runtime/object-store.js'
+import { ObjectStore } from '../runtime/informers/object-store.js'
+import type { ObjectReader } from '../runtime/informers/object-store.js'
 import type { EventSink } from '../engine/events/event-recorder.js'
 import { FakeCluster } from '../in-memory/fake-cluster.js'
 import { messageOf, OfflineError } from './offline-error.js'

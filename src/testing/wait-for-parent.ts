@@ -8,8 +8,8 @@
 import type { KubeObject } from '../core/kube-object.js'
 import type { DynamicClient, ResourceRef } from '../kube/dynamic-client.js'
 import { EVENTS } from '../kube/well-known-resources.js'
-import { waitFor, WaitTimeoutError } from '../runtime/wait-for.js'
-import type { WaitForOptions } from '../runtime/wait-for.js'
+import { waitFor, WaitTimeoutError } from '../runtime/clock/wait-for.js'
+import type { WaitForOptions } from '../runtime/clock/wait-for.js'
 
 /** The parent to wait on. */
 export interface ParentRef {

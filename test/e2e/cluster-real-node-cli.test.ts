@@ -11,7 +11,7 @@ import { after, describe, it } from 'node:test'
 import { promisify } from 'node:util'
 import { metactl } from '../support/run-metactl.js'
 import { realNodeLayout } from '../../src/cluster/real-node/real-node-layout.js'
-import { waitFor } from '../../src/runtime/wait-for.js'
+import { waitFor } from '../../src/runtime/clock/wait-for.js'
 
 const exec = promisify(execFile)
 

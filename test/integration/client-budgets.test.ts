@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { EngineClientBudget } from '../../src/engine/engine.js'
-import { tokenBucketLimiter } from '../../src/runtime/token-bucket-limiter.js'
+import { tokenBucketLimiter } from '../../src/runtime/rate-limit/token-bucket-limiter.js'
 import { waitFor } from '../../src/testing/index.js'
 import { EngineFixture, isolatedComposite } from '../support/engine-fixture.js'
 

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { HookCallError } from '../../src/engine/hooks/hook-errors.js'
 import { MAX_HOOK_RETRY_AFTER_MS, postWebhook } from '../../src/engine/hooks/post-webhook.js'
-import { RetryAfterError } from '../../src/runtime/reconcile-errors.js'
+import { RetryAfterError } from '../../src/runtime/queue/reconcile-errors.js'
 
 const MiB = 1024 * 1024
 let base = ''

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { KubeObject } from '../../src/core/kube-object.js'
-import { LEASE_RESOURCE, leaseRecord, microTime } from '../../src/runtime/leader-election.js'
+import { LEASE_RESOURCE, leaseRecord, microTime } from '../../src/runtime/leader/leader-election.js'
 import { startControlPlane, waitFor } from '../../src/testing/index.js'
 import type { ControlPlane } from '../../src/testing/index.js'
 import {

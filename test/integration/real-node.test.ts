@@ -20,7 +20,7 @@ import { readRealNodeState } from '../../src/cluster/real-node/real-node-state.j
 import type { RealNodeState } from '../../src/cluster/real-node/real-node-state.js'
 import { namespacePids } from '../../src/cluster/real-node/stop-real-node-cluster.js'
 import type { KubeObject } from '../../src/core/kube-object.js'
-import { waitFor } from '../../src/runtime/wait-for.js'
+import { waitFor } from '../../src/runtime/clock/wait-for.js'
 import { findFreePort } from '../../src/cluster/free-port.js'
 import { request } from 'node:http'
 import { KubeTransport } from '../../src/kube/kube-transport.js'

@@ -10,9 +10,9 @@
 // replicas' logs, metrics and the audit log of a passing run too (a failing one always keeps them).
 import assert from 'node:assert/strict'
 import { after, before, describe } from 'node:test'
-import { fnv1a64 } from '../../src/runtime/sharding/fnv1a64.js'
-import { HashRing } from '../../src/runtime/sharding/hash-ring.js'
-import { objectInRanges, shardSelector } from '../../src/runtime/sharding/shard-selector.js'
+import { fnv1a64 } from '../../src/runtime/ring/fnv1a64.js'
+import { HashRing } from '../../src/runtime/ring/hash-ring.js'
+import { objectInRanges, shardSelector } from '../../src/runtime/ring/shard-selector.js'
 import { scenarioSteps, startShardingWorld } from '../support/sharding-world.js'
 import type { ShardingWorld } from '../support/sharding-world.js'
 import type { SpawnedEngine } from '../support/spawned-engine.js'

@@ -9,7 +9,7 @@ import { NotFoundError } from '../../src/kube/api-error.js'
 import type { DynamicClient, ResourceRef } from '../../src/kube/dynamic-client.js'
 import { Engine } from '../../src/engine/engine.js'
 import type { EngineOptions } from '../../src/engine/engine.js'
-import { createLogger } from '../../src/runtime/logger.js'
+import { createLogger } from '../../src/runtime/diagnostics/logger.js'
 import { startControlPlane, waitFor } from '../../src/testing/index.js'
 import type { ControlPlane, WaitForOptions } from '../../src/testing/index.js'
 import {

@@ -8,8 +8,8 @@
 import type { Command } from 'commander'
 import { Option } from 'commander'
 import { parseGoDuration } from '../../core/go-duration.js'
-import { LEADER_ELECTION_DEFAULTS } from '../../runtime/leader-election.js'
-import type { ShardField } from '../../runtime/sharding/shard-selector.js'
+import { LEADER_ELECTION_DEFAULTS } from '../../runtime/leader/leader-election.js'
+import type { ShardField } from '../../runtime/ring/shard-selector.js'
 import { CliError } from '../cli-error.js'
 
 /** The raw sharding option values commander hands over; absent ones take their defaults. */

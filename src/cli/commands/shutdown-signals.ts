@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Logger } from '../../runtime/logger.js'
+import type { Logger } from '../../runtime/diagnostics/logger.js'
 
 /** How often the parent process is checked (1 s). */
 export const PARENT_CHECK_INTERVAL_MS = 1000

@@ -6,8 +6,8 @@
  *
  * @module
  */
-import { createLogger } from '../../runtime/logger.js'
-import type { Logger } from '../../runtime/logger.js'
+import { createLogger } from '../../runtime/diagnostics/logger.js'
+import type { Logger } from '../../runtime/diagnostics/logger.js'
 import type { CliIo } from '../cli-io.js'
 import type { SyncReporter } from './sync-report.js'
 

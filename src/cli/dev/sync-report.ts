@@ -12,7 +12,7 @@ import { InvalidDesiredChildError } from '../../api/desired-children.js'
 import type { KubeObject } from '../../core/kube-object.js'
 import { writeKey, writtenPlan } from '../../engine/index.js'
 import type { PlanEntry, SyncReport } from '../../engine/index.js'
-import { NotSyncedError, RetryAfterError } from '../../runtime/reconcile-errors.js'
+import { NotSyncedError, RetryAfterError } from '../../runtime/queue/reconcile-errors.js'
 import { describeHookError } from './hook-error.js'
 
 /** How many names a group of children shows before `+N more`. */

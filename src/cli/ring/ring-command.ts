@@ -6,9 +6,9 @@
  */
 import { Command, Option } from 'commander'
 import { NotFoundError } from '../../kube/api-error.js'
-import { LEASE_RESOURCE } from '../../runtime/leader-election.js'
-import { RING_LABEL } from '../../runtime/sharding/ring-membership.js'
-import type { ShardField } from '../../runtime/sharding/shard-selector.js'
+import { LEASE_RESOURCE } from '../../runtime/leader/leader-election.js'
+import { RING_LABEL } from '../../runtime/ring/ring-membership.js'
+import type { ShardField } from '../../runtime/ring/shard-selector.js'
 import { CliError } from '../cli-error.js'
 import type { CliIo } from '../cli-io.js'
 import { clusterOptions, connectCluster } from '../cluster-connection.js'

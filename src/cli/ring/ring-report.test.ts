@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import type { KubeObject } from '../../core/kube-object.js'
-import { viewId } from '../../runtime/sharding/member-table.js'
+import { viewId } from '../../runtime/ring/member-table.js'
 import { formatRingReport, ownerLine, ringReport } from './ring-report.js'
 
 const NOW = Date.parse('2026-12-03T12:00:00Z')

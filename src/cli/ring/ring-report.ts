@@ -6,12 +6,12 @@
  */
 import type { KubeObject } from '../../core/kube-object.js'
 import { isJsonObject } from '../../core/kube-object.js'
-import { fnv1a64, hex16 } from '../../runtime/sharding/fnv1a64.js'
-import { HashRing } from '../../runtime/sharding/hash-ring.js'
-import { viewId } from '../../runtime/sharding/member-table.js'
-import { memberRecord } from '../../runtime/sharding/ring-membership.js'
-import type { ShardField } from '../../runtime/sharding/shard-selector.js'
-import { shardValue } from '../../runtime/sharding/shard-selector.js'
+import { fnv1a64, hex16 } from '../../runtime/ring/fnv1a64.js'
+import { HashRing } from '../../runtime/ring/hash-ring.js'
+import { viewId } from '../../runtime/ring/member-table.js'
+import { memberRecord } from '../../runtime/ring/ring-membership.js'
+import type { ShardField } from '../../runtime/ring/shard-selector.js'
+import { shardValue } from '../../runtime/ring/shard-selector.js'
 
 /** One member as its Lease shows it. */
 export interface RingMember {

@@ -13,7 +13,7 @@ import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { request } from 'undici'
 import { logTail, ManagedProcess } from '../managed-process.js'
-import { waitFor } from '../../runtime/wait-for.js'
+import { waitFor } from '../../runtime/clock/wait-for.js'
 import { RealNodePrerequisiteError } from './node-binaries.js'
 import type { RealNodeLayout } from './real-node-layout.js'
 

@@ -13,7 +13,7 @@ import type { DynamicClient } from '../../kube/dynamic-client.js'
 import { NotFoundError } from '../../kube/api-error.js'
 import { logTail, ManagedProcess } from '../managed-process.js'
 import { isNodeReady, NODES } from '../simulated-nodes.js'
-import { waitFor } from '../../runtime/wait-for.js'
+import { waitFor } from '../../runtime/clock/wait-for.js'
 import {
   cniConfList,
   containerdConfigToml,

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import type { KubeObject } from '../../core/kube-object.js'
 import { objectKey } from '../../core/object-key.js'
-import { ObjectStore } from '../../runtime/object-store.js'
+import { ObjectStore } from '../../runtime/informers/object-store.js'
 import { claimCandidates } from './claim-children.js'
 
 function child(name: string, namespace: string, controllerUid?: string, app = 'mine'): KubeObject {

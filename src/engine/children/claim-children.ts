@@ -11,7 +11,7 @@ import type { OwnerReference } from '../../core/kube-object.js'
 import { NotFoundError } from '../../kube/api-error.js'
 import type { ResourceRef } from '../../kube/dynamic-client.js'
 import type { ObjectClient } from '../../kube/object-client.js'
-import type { ObjectReader } from '../../runtime/object-store.js'
+import type { ObjectReader } from '../../runtime/informers/object-store.js'
 import { updateLive } from './live-update.js'
 
 /** What {@link claimChildren} needs. */

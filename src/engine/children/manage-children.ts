@@ -13,7 +13,7 @@
  */
 import type { KubeObject } from '../../core/kube-object.js'
 import { NotFoundError } from '../../kube/api-error.js'
-import type { Logger } from '../../runtime/logger.js'
+import type { Logger } from '../../runtime/diagnostics/logger.js'
 import { redactSecrets } from '../hooks/redact-secrets.js'
 import { mergePatchDiff } from './child-diff.js'
 import type { ObjectClient } from '../../kube/object-client.js'

@@ -21,8 +21,8 @@ import { objectKey } from '../../core/object-key.js'
 import { controllerRefOf } from '../../core/owner-references.js'
 import { ApiError, ConflictError, ForbiddenError, NotFoundError } from '../../kube/api-error.js'
 import type { ObjectCallOptions, PatchOptions, ResourceRef } from '../../kube/dynamic-client.js'
-import type { Logger } from '../../runtime/logger.js'
-import { silentLogger } from '../../runtime/logger.js'
+import type { Logger } from '../../runtime/diagnostics/logger.js'
+import { silentLogger } from '../../runtime/diagnostics/logger.js'
 import type {
   ChildApplier,
   ChildWrite,

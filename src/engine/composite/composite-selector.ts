@@ -10,7 +10,7 @@ import { compileLabelSelector } from '../../core/label-selector.js'
 import type { CompositeControllerSpec } from '../../api/composite-controller-spec.js'
 import { parseLabelSelector } from '../../api/composite-controller-spec.js'
 import type { LabelSelectorSpec } from '../../api/hook-model.js'
-import { TerminalError } from '../../runtime/reconcile-errors.js'
+import { TerminalError } from '../../runtime/queue/reconcile-errors.js'
 
 /** The label `generateSelector` injects and selects on. */
 export const CONTROLLER_UID_LABEL = 'controller-uid'

@@ -6,8 +6,8 @@ import { parseCompositeControllerSpec } from '../../api/composite-controller-spe
 import type { CompositeSyncRequest, CompositeSyncResponse } from '../../api/hook-model.js'
 import { FakeCluster } from '../../in-memory/fake-cluster.js'
 import { fakeResourceInfo } from '../../in-memory/fake-resources.js'
-import { silentLogger } from '../../runtime/logger.js'
-import { ObjectStore } from '../../runtime/object-store.js'
+import { silentLogger } from '../../runtime/diagnostics/logger.js'
+import { ObjectStore } from '../../runtime/informers/object-store.js'
 import { syncCompositeParent } from './sync-composite-parent.js'
 import type { CompositeController, CompositeWrites } from './sync-composite-parent.js'
 

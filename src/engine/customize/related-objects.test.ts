@@ -4,7 +4,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import type { KubeObject } from '../../core/kube-object.js'
 import type { HookVersion, RelatedResourceRule } from '../../api/hook-model.js'
-import { ObjectStore } from '../../runtime/object-store.js'
+import { ObjectStore } from '../../runtime/informers/object-store.js'
 import {
   RelatedRuleError,
   matchesRelatedSelection,

@@ -20,7 +20,7 @@ import { compileLabelSelector, equalityTerms, isEmptySelector } from '../../core
 import type { EqualityTerm, LabelMatcher } from '../../core/label-selector.js'
 import type { HookVersion, ObjectsByType, RelatedResourceRule } from '../../api/hook-model.js'
 import { gvkKey } from '../../api/hook-model.js'
-import type { ObjectQuery, ObjectReader } from '../../runtime/object-store.js'
+import type { ObjectQuery, ObjectReader } from '../../runtime/informers/object-store.js'
 
 /**
  * How a related rule selects objects (upstream's `relatedObjectsSelectionType`).

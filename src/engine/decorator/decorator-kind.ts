@@ -9,8 +9,8 @@ import type { KubeObject } from '../../core/kube-object.js'
 import { keyOf, objectKey } from '../../core/object-key.js'
 import { controllerRefOf, groupOf } from '../../core/owner-references.js'
 import { DECORATOR_CONTROLLER_ANNOTATION } from '../../api/decorator-controller-spec.js'
-import { Action } from '../../runtime/controller-loop.js'
-import type { Logger } from '../../runtime/logger.js'
+import { Action } from '../../runtime/queue/controller-loop.js'
+import type { Logger } from '../../runtime/diagnostics/logger.js'
 import type { EventSink } from '../events/event-recorder.js'
 import type {
   ControllerCaches,
@@ -18,7 +18,7 @@ import type {
   ControllerKindRuntime,
   WatchSource,
 } from '../loop/parent-controller.js'
-import type { ObjectReader } from '../../runtime/object-store.js'
+import type { ObjectReader } from '../../runtime/informers/object-store.js'
 import { isStatusOnlyUpdate } from '../loop/status-only-update.js'
 import { cachesByRole } from '../loop/caches-by-role.js'
 import { hasFinalizer, setFinalizer } from '../sync/finalizer-step.js'

@@ -7,8 +7,8 @@ import type {
   ResourceRef,
   WriteOptions,
 } from '../../kube/dynamic-client.js'
-import { FakeClock } from '../../runtime/fake-clock.js'
-import type { LogFields, Logger } from '../../runtime/logger.js'
+import { FakeClock } from '../../runtime/clock/fake-clock.js'
+import type { LogFields, Logger } from '../../runtime/diagnostics/logger.js'
 import { EventRecorder } from './event-recorder.js'
 
 interface CreateCall {

@@ -8,11 +8,11 @@
 import { randomBytes } from 'node:crypto'
 import type { KubeObject } from '../../core/kube-object.js'
 import type { DynamicClient } from '../../kube/dynamic-client.js'
-import type { Clock } from '../../runtime/clock.js'
-import { systemClock } from '../../runtime/clock.js'
-import type { Logger } from '../../runtime/logger.js'
-import { silentLogger } from '../../runtime/logger.js'
-import { TokenBucket } from '../../runtime/token-bucket.js'
+import type { Clock } from '../../runtime/clock/clock.js'
+import { systemClock } from '../../runtime/clock/clock.js'
+import type { Logger } from '../../runtime/diagnostics/logger.js'
+import { silentLogger } from '../../runtime/diagnostics/logger.js'
+import { TokenBucket } from '../../runtime/rate-limit/token-bucket.js'
 import { EVENTS } from '../../kube/well-known-resources.js'
 
 /** Event type. */

@@ -2,7 +2,7 @@ import { timeoutSignal } from '../../core/timeout-signal.js'
 import { request } from '../../kube/undici-core.js'
 import type { Dispatcher } from 'undici'
 import type { HookRequestObserver } from '../metrics/hook-metrics.js'
-import { RetryAfterError } from '../../runtime/reconcile-errors.js'
+import { RetryAfterError } from '../../runtime/queue/reconcile-errors.js'
 import { HookCallError } from './hook-errors.js'
 
 /** Options of {@link postWebhook}. */

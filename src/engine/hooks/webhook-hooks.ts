@@ -25,7 +25,7 @@ import type {
 } from '../../api/hook-model.js'
 import type { DecodedResponse } from '../../api/wire/decode-response.js'
 import { hookCodec } from '../../api/wire/codecs.js'
-import type { Logger } from '../../runtime/logger.js'
+import type { Logger } from '../../runtime/diagnostics/logger.js'
 import type { HookMetrics, HookRequestObserver } from '../metrics/hook-metrics.js'
 import { EtagCache, etagCacheKey } from './etag-cache.js'
 import { HookCallLimiter, limitHooks } from './hook-call-limiter.js'

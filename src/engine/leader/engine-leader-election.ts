@@ -6,13 +6,13 @@
  */
 import type { KubeObject } from '../../core/kube-object.js'
 import type { ClusterConfig } from '../../kube/cluster-config.js'
-import { Informer } from '../../runtime/informer.js'
-import { dynamicListWatcher } from '../../runtime/list-watcher.js'
+import { Informer } from '../../runtime/informers/informer.js'
+import { dynamicListWatcher } from '../../runtime/informers/list-watcher.js'
 import { DynamicClient } from '../../kube/dynamic-client.js'
 import { KubeTransport } from '../../kube/kube-transport.js'
-import { LEASE_RESOURCE, LeaderElector, leaseRecord } from '../../runtime/leader-election.js'
-import type { Logger } from '../../runtime/logger.js'
-import type { RuntimeMetrics } from '../../runtime/runtime-metrics.js'
+import { LEASE_RESOURCE, LeaderElector, leaseRecord } from '../../runtime/leader/leader-election.js'
+import type { Logger } from '../../runtime/diagnostics/logger.js'
+import type { RuntimeMetrics } from '../../runtime/metrics/runtime-metrics.js'
 import type { EngineLeadership } from '../engine.js'
 
 /** Options of {@link startEngineLeaderElection}. */

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { ObjectReader } from '../../runtime/object-store.js'
+import type { ObjectReader } from '../../runtime/informers/object-store.js'
 import type { ControllerCaches } from './parent-controller.js'
 
 /**

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { TerminalError } from '../../runtime/reconcile-errors.js'
+import { TerminalError } from '../../runtime/queue/reconcile-errors.js'
 import { HookCallError } from '../hooks/hook-errors.js'
 import { HookRecovery, isHookCallFailure } from './hook-recovery.js'
 

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Outcome } from '../../runtime/controller-loop.js'
+import type { Outcome } from '../../runtime/queue/controller-loop.js'
 import { HookCallError } from '../hooks/hook-errors.js'
 
 /** Whether a reconcile failed because its hook could not be called or answered an error. */

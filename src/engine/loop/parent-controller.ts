@@ -8,22 +8,22 @@
  */
 import type { KubeObject } from '../../core/kube-object.js'
 import type { ResourceRef } from '../../kube/dynamic-client.js'
-import { ControllerLoop } from '../../runtime/controller-loop.js'
+import { ControllerLoop } from '../../runtime/queue/controller-loop.js'
 import type {
   Action,
   ControllerLoopObserver,
   ReconcileContext,
-} from '../../runtime/controller-loop.js'
-import type { Informer, InformerHandlers } from '../../runtime/informer.js'
-import type { ListWatchScope } from '../../runtime/list-watcher.js'
-import type { SharedInformers, InformerLease } from '../../runtime/shared-informers.js'
-import { WorkQueue } from '../../runtime/work-queue.js'
-import { watchQueueStall } from '../../runtime/queue-stall-watch.js'
-import type { QueueStallOptions } from '../../runtime/queue-stall-watch.js'
+} from '../../runtime/queue/controller-loop.js'
+import type { Informer, InformerHandlers } from '../../runtime/informers/informer.js'
+import type { ListWatchScope } from '../../runtime/informers/list-watcher.js'
+import type { SharedInformers, InformerLease } from '../../runtime/informers/shared-informers.js'
+import { WorkQueue } from '../../runtime/queue/work-queue.js'
+import { watchQueueStall } from '../../runtime/queue/queue-stall-watch.js'
+import type { QueueStallOptions } from '../../runtime/queue/queue-stall-watch.js'
 import { HookRecovery } from './hook-recovery.js'
 import type { ParentShard } from '../sharding/parent-shard.js'
 import { ShardGuard } from '../sharding/shard-guard.js'
-import type { WorkQueueMetrics } from '../../runtime/work-queue-metrics.js'
+import type { WorkQueueMetrics } from '../../runtime/queue/work-queue-metrics.js'
 import { objectKey } from '../../core/object-key.js'
 import { isSyncResultOnlyUpdate, recordingSyncRequest } from './sync-request-recorder.js'
 import type { SyncResultWriter } from './sync-request-recorder.js'

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test'
 import type { KubeObject } from '../../core/kube-object.js'
 import { SYNC_REQUEST_ANNOTATION, SYNC_RESULT_ANNOTATION } from '../../core/sync-request.js'
 import type { ResourceRef } from '../../kube/dynamic-client.js'
-import { Action } from '../../runtime/controller-loop.js'
+import { Action } from '../../runtime/queue/controller-loop.js'
 import { isSyncResultOnlyUpdate, recordingSyncRequest } from './sync-request-recorder.js'
 
 const ref: ResourceRef = { group: 'x', version: 'v1', resource: 'ps', namespaced: true }

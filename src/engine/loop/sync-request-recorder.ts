@@ -14,8 +14,8 @@ import {
 } from '../../core/sync-request.js'
 import { NotFoundError } from '../../kube/api-error.js'
 import type { DynamicClient, ResourceRef } from '../../kube/dynamic-client.js'
-import type { Action } from '../../runtime/controller-loop.js'
-import type { Logger } from '../../runtime/logger.js'
+import type { Action } from '../../runtime/queue/controller-loop.js'
+import type { Logger } from '../../runtime/diagnostics/logger.js'
 
 /** Writes a result annotation value on a parent of the resource `ref`. */
 export type SyncResultWriter = (

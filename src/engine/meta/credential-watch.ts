@@ -11,7 +11,7 @@
  */
 import type { KubeObject } from '../../core/kube-object.js'
 import { CONFIGMAPS, SECRETS } from '../../kube/well-known-resources.js'
-import type { InformerLease, SharedInformers } from '../../runtime/shared-informers.js'
+import type { InformerLease, SharedInformers } from '../../runtime/informers/shared-informers.js'
 import type { CredentialKind, CredentialReader } from '../hooks/webhook-credentials.js'
 import { WebhookCredentialError } from '../hooks/webhook-credentials.js'
 

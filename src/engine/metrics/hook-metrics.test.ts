@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { Registry } from 'prom-client'
 import { HookMetrics, isPanic } from './hook-metrics.js'
-import { TerminalError } from '../../runtime/reconcile-errors.js'
+import { TerminalError } from '../../runtime/queue/reconcile-errors.js'
 
 describe('HookMetrics connect phases', () => {
   it("exposes upstream's DNS and TLS histograms with the event label and their buckets", async () => {

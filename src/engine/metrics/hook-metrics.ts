@@ -10,10 +10,10 @@
  *
  * @module
  */
-import { Counter, Gauge, Histogram } from '../../runtime/prom-client-core.js'
-import type { Registry } from '../../runtime/prom-client-core.js'
-import type { Outcome } from '../../runtime/controller-loop.js'
-import type { ControllerLoopObserver } from '../../runtime/controller-loop.js'
+import { Counter, Gauge, Histogram } from '../../runtime/metrics/prom-client-core.js'
+import type { Registry } from '../../runtime/metrics/prom-client-core.js'
+import type { Outcome } from '../../runtime/queue/controller-loop.js'
+import type { ControllerLoopObserver } from '../../runtime/queue/controller-loop.js'
 
 /** The hook types upstream has metrics for. */
 export type MeteredHook = 'sync' | 'finalize' | 'customize'

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test'
 import type { KubeList } from '../../core/kube-object.js'
 import type { DynamicClient, ResourceRef } from '../../kube/dynamic-client.js'
 import type { WatchEvent } from '../../kube/watch-event.js'
-import type { ListWatcher } from '../../runtime/list-watcher.js'
+import type { ListWatcher } from '../../runtime/informers/list-watcher.js'
 import { countReceivedBytes } from './count-received-bytes.js'
 import type { ShardedWatches } from './parent-shard.js'
 

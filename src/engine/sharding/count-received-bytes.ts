@@ -11,8 +11,8 @@
  *
  * @module
  */
-import type { ListWatcher } from '../../runtime/list-watcher.js'
-import { describeCollection } from '../../runtime/list-watcher.js'
+import type { ListWatcher } from '../../runtime/informers/list-watcher.js'
+import { describeCollection } from '../../runtime/informers/list-watcher.js'
 import type { ShardedWatches } from './parent-shard.js'
 
 /**

@@ -6,7 +6,7 @@
  */
 import type { KubeObject } from '../../core/kube-object.js'
 import type { DynamicClient, ResourceRef } from '../../kube/dynamic-client.js'
-import type { ListWatcherFactory } from '../../runtime/shared-informers.js'
+import type { ListWatcherFactory } from '../../runtime/informers/shared-informers.js'
 
 /** A running parent loop, as sharding drives it. */
 export interface ShardParticipant {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import type { KubeObject } from '../../core/kube-object.js'
-import { Action } from '../../runtime/controller-loop.js'
+import { Action } from '../../runtime/queue/controller-loop.js'
 import type { ParentShard, ShardParticipant } from './parent-shard.js'
 import { ShardGuard } from './shard-guard.js'
 

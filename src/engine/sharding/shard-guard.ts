@@ -4,10 +4,10 @@
  *
  * @module
  */
-import { Action } from '../../runtime/controller-loop.js'
+import { Action } from '../../runtime/queue/controller-loop.js'
 import type { KubeObject } from '../../core/kube-object.js'
 import { isJsonObject } from '../../core/kube-object.js'
-import type { WorkQueuePriority } from '../../runtime/work-queue.js'
+import type { WorkQueuePriority } from '../../runtime/queue/work-queue.js'
 import type { ParentShard } from './parent-shard.js'
 
 /** Options of {@link ShardGuard}. */

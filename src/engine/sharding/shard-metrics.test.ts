@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { Registry } from '../../runtime/prom-client-core.js'
+import { Registry } from '../../runtime/metrics/prom-client-core.js'
 import { ShardMetrics } from './shard-metrics.js'
 
 describe('ShardMetrics', () => {

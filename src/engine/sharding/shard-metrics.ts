@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { Counter, Gauge } from '../../runtime/prom-client-core.js'
-import type { Registry } from '../../runtime/prom-client-core.js'
+import { Counter, Gauge } from '../../runtime/metrics/prom-client-core.js'
+import type { Registry } from '../../runtime/metrics/prom-client-core.js'
 
 /** Sharding metrics on one registry. */
 export class ShardMetrics {

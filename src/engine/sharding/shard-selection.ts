@@ -9,9 +9,9 @@
  *
  * @module
  */
-import type { HashRange } from '../../runtime/sharding/hash-ring.js'
-import type { ShardField } from '../../runtime/sharding/shard-selector.js'
-import { shardSelector } from '../../runtime/sharding/shard-selector.js'
+import type { HashRange } from '../../runtime/ring/hash-ring.js'
+import type { ShardField } from '../../runtime/ring/shard-selector.js'
+import { shardSelector } from '../../runtime/ring/shard-selector.js'
 
 /** The ranges sharded informers select, and their changes. */
 export class ShardSelection {

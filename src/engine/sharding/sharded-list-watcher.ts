@@ -19,9 +19,9 @@
  */
 import type { KubeObject } from '../../core/kube-object.js'
 import type { WatchEvent } from '../../kube/watch-event.js'
-import type { ListWatcher } from '../../runtime/list-watcher.js'
-import type { HashRange } from '../../runtime/sharding/hash-ring.js'
-import { objectInRanges } from '../../runtime/sharding/shard-selector.js'
+import type { ListWatcher } from '../../runtime/informers/list-watcher.js'
+import type { HashRange } from '../../runtime/ring/hash-ring.js'
+import { objectInRanges } from '../../runtime/ring/shard-selector.js'
 import type { ShardSelection } from './shard-selection.js'
 
 /** Options of {@link shardedListWatcher}. */

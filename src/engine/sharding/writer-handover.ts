@@ -12,7 +12,7 @@
  */
 import type { KubeObject } from '../../core/kube-object.js'
 import { isJsonObject } from '../../core/kube-object.js'
-import { abortableSleep } from '../../runtime/abortable-sleep.js'
+import { abortableSleep } from '../../runtime/clock/abortable-sleep.js'
 
 /** Options of {@link waitForNoLiveHolder}. */
 export interface NoLiveHolderOptions {

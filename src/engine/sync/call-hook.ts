@@ -5,7 +5,7 @@
  * @module
  */
 import type { HookFunction } from '../../api/hook-model.js'
-import type { Logger } from '../../runtime/logger.js'
+import type { Logger } from '../../runtime/diagnostics/logger.js'
 import { redactSecrets } from '../hooks/redact-secrets.js'
 
 /** Verbosity of whole hook requests and responses, as upstream's `--zap-log-level=6`. */

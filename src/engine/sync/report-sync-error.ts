@@ -5,8 +5,8 @@
  * @module
  */
 import type { KubeObject } from '../../core/kube-object.js'
-import type { Logger } from '../../runtime/logger.js'
-import { NotSyncedError, RetryAfterError } from '../../runtime/reconcile-errors.js'
+import type { Logger } from '../../runtime/diagnostics/logger.js'
+import { NotSyncedError, RetryAfterError } from '../../runtime/queue/reconcile-errors.js'
 import type { EventSink } from '../events/event-recorder.js'
 
 /**

@@ -1,0 +1,6 @@
+/**
+ * Lease-based leader election.
+ *
+ * @module
+ */
+export * from './leader-election.js'
