@@ -69,6 +69,9 @@ import type { ParentShard } from './sharding/parent-shard.js'
 import { DEFAULT_MAX_RESPONSE_BYTES } from './hooks/post-webhook.js'
 import { hookMetricsFor } from './metrics/hook-metrics.js'
 import type { SyncObserver } from './sync/sync-observer.js'
+import type { EngineLeadership } from './leadership/engine-leadership.js'
+
+export type { EngineLeadership } from './leadership/engine-leadership.js'
 
 /** The metrics of API requests, with upstream's graded lines (V(4) writes, V(7) discovery). */
 function observeRequests(
@@ -196,14 +199,6 @@ export interface EngineOptions {
    * prints its lines from it; absent, syncs are not watched at all.
    */
   readonly onSync?: SyncObserver
-}
-
-/** How an engine learns whether its replica leads; see {@link EngineOptions.leadership}. */
-export interface EngineLeadership {
-  /** Settles when this replica starts leading. */
-  readonly leading: Promise<void>
-  /** Whether this replica may write now. */
-  canWrite(): boolean
 }
 
 /** A CompositeController defined in TypeScript: a spec and in-process hook functions. */

@@ -24,6 +24,7 @@ import type { DynamicClient, ResourceRef } from '../../kube/dynamic-client.js'
 import type { Logger } from '../diagnostics/logger.js'
 import { silentLogger } from '../diagnostics/logger.js'
 import { abortableSleep } from '../clock/abortable-sleep.js'
+import { isAborted } from '../clock/is-aborted.js'
 
 /** Refuses a write of a replica that does not lead. */
 export class NotLeaderError extends Error {
@@ -369,9 +370,4 @@ function checkDurations(leaseMs: number, renewMs: number, retryMs: number): void
 /** client-go's `wait.Jitter(retryPeriod, 1.2)`: up to 120 % on top. */
 function jittered(ms: number): number {
   return ms * (1 + 1.2 * Math.random())
-}
-
-// `signal.aborted` changes while the loops await; a call keeps the compiler from narrowing it.
-function isAborted(signal: AbortSignal): boolean {
-  return signal.aborted
 }
