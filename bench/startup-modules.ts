@@ -27,30 +27,49 @@ interface Step {
 
 const dist = (path: string): string => pathToFileURL(resolve(ROOT, 'dist', path)).href
 
+// Bottom-up: each step's own modules, with what they share with the steps above already loaded.
 const STEPS: readonly Step[] = [
   { label: 'node (nothing imported)', specifiers: [] },
   { label: 'commander', specifiers: ['commander'] },
   { label: 'cli/main (CLI shell, error lines)', specifiers: [dist('cli/main.js')] },
-  { label: 'run flags, logger, shutdown', specifiers: [dist('cli/commands/run-flags.js')] },
-  { label: 'kubeconfig loading', specifiers: [dist('kube/load-cluster-config.js')] },
-  { label: 'undici (Agent, request)', specifiers: [dist('kube/undici-core.js')] },
-  { label: 'kube transport, discovery, dynamic client', specifiers: [dist('kube/discovery.js')] },
+  { label: 'undici (Agent, request, connector)', specifiers: [dist('kube/undici-core.js')] },
   {
-    label: 'prom-client core, runtime metrics',
-    specifiers: [dist('runtime/metrics/runtime-metrics.js')],
+    label: 'prom-client (Registry and metric types)',
+    specifiers: [dist('runtime/metrics/prom-client-core.js')],
   },
-  { label: 'informers', specifiers: [dist('runtime/informers/shared-informers.js')] },
-  { label: 'engine (sync pipeline, hooks, rollout)', specifiers: [dist('engine/engine.js')] },
-  { label: 'run command (ops server)', specifiers: [dist('cli/commands/run.js')] },
-  { label: 'yaml (a YAML kubeconfig)', specifiers: ['yaml'] },
   {
-    label: 'leader election (flag)',
+    label: 'kube client (kubeconfig, transport, discovery)',
+    specifiers: [dist('kube/load-cluster-config.js'), dist('kube/discovery.js')],
+  },
+  {
+    label: 'runtime (metrics, informers, queue, logger)',
+    specifiers: [
+      dist('runtime/metrics/runtime-metrics.js'),
+      dist('runtime/informers/shared-informers.js'),
+      dist('runtime/queue/controller-loop.js'),
+      dist('runtime/diagnostics/logger.js'),
+    ],
+  },
+  {
+    label: 'engine (sync pipeline, hooks, rollout, customize)',
+    specifiers: [dist('engine/engine.js')],
+  },
+  {
+    label: 'run command (flags, ops servers, watchdog)',
+    specifiers: [dist('cli/commands/run.js')],
+  },
+  { label: 'yaml (a kubeconfig file in YAML)', specifiers: ['yaml'] },
+  {
+    label: 'leader election or rival detection (flag, or in a cluster)',
     specifiers: [dist('engine/leader/engine-leader-election.js')],
     optional: true,
   },
   {
     label: 'sharding (flag)',
-    specifiers: [dist('engine/sharding/engine-sharding.js')],
+    specifiers: [
+      dist('engine/sharding/engine-sharding.js'),
+      dist('engine/sharding/shard-metrics.js'),
+    ],
     optional: true,
   },
   {
