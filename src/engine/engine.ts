@@ -18,56 +18,39 @@
  *
  * @module
  */
-import type { ProxyResolver } from '../kube/proxy/proxy-resolver.js'
 import type { KubeObject } from '../core/kube-object.js'
-import { compileLabelSelector, parseSelectorString } from '../core/label-selector.js'
 import { parseCompositeControllerSpec } from '../api/composite-controller-spec.js'
-import type { ClusterConfig } from '../kube/cluster-config.js'
-import { loggingRequestObserver } from './request-log.js'
-import type { RequestObserver } from '../kube/kube-transport.js'
-import { Discovery } from '../kube/discovery.js'
-import { DynamicClient } from '../kube/dynamic-client.js'
-import { KubeTransport } from '../kube/kube-transport.js'
-import type { RequestLimiter } from '../kube/kube-transport.js'
-import { loadClusterConfig } from '../kube/load-cluster-config.js'
-import { dynamicListWatcher } from '../runtime/informers/list-watcher.js'
-import { stripManagedFields } from '../runtime/informers/informer.js'
-import type { Logger } from '../runtime/diagnostics/logger.js'
-import { silentLogger } from '../runtime/diagnostics/logger.js'
-import { RuntimeMetrics } from '../runtime/metrics/runtime-metrics.js'
-import { SharedInformers } from '../runtime/informers/shared-informers.js'
-import type {
-  ListWatcherFactory,
-  SharedInformerStatus,
-} from '../runtime/informers/shared-informers.js'
-import {
-  DEFAULT_CLIENT_RATE_LIMIT,
-  tokenBucketLimiter,
-} from '../runtime/rate-limit/token-bucket-limiter.js'
-import type { ClientRateLimit } from '../runtime/rate-limit/token-bucket-limiter.js'
 import { parseDecoratorControllerSpec } from '../api/decorator-controller-spec.js'
-import { UnknownResourceError } from '../kube/unknown-resource-error.js'
-import { NotLeaderError } from '../runtime/leader/leader-election.js'
-import type { ApplyStrategy, ChildApplier } from './children/child-applier.js'
-import { ENGINE_FIELD_MANAGER, parseApplyStrategy } from './children/child-applier.js'
-import { dynamicApplier } from './children/dynamic-applier.js'
-import { ServerSideApplier } from './children/server-side-applier.js'
 import type { CompositeHooks, DecoratorHooks } from '../api/controller-hooks.js'
+import type { ClusterConfig } from '../kube/cluster-config.js'
+import type { DynamicClient } from '../kube/dynamic-client.js'
+import type { KubeTransport } from '../kube/kube-transport.js'
+import { loadClusterConfig } from '../kube/load-cluster-config.js'
+import { UnknownResourceError } from '../kube/unknown-resource-error.js'
+import type { SharedInformerStatus } from '../runtime/informers/shared-informers.js'
+import type { RuntimeMetrics } from '../runtime/metrics/runtime-metrics.js'
+import { awaitApiServer } from './await-api-server.js'
+import type { ChildApplier } from './children/child-applier.js'
+import { parseApplyStrategy } from './children/child-applier.js'
 import { compositeMetaKind } from './composite/composite-meta-kind.js'
 import { startCompositeController } from './composite/start-composite-controller.js'
 import { decoratorMetaKind } from './decorator/decorator-meta-kind.js'
 import { startDecoratorController } from './decorator/start-decorator-controller.js'
 import type { EngineContext } from './engine-context.js'
-import { EventRecorder } from './events/event-recorder.js'
+import type {
+  EngineOptions,
+  InProcessCompositeController,
+  InProcessDecoratorController,
+} from './engine-options.js'
+import { buildEngineServices } from './engine-services.js'
+import type { EventRecorder } from './events/event-recorder.js'
+import { limitHooks } from './hooks/hook-call-limiter.js'
+import { hookLimiterFor } from './hooks/webhook-hooks.js'
 import type { HostedController } from './loop/start-hosted-controller.js'
 import { MetaController } from './meta/meta-controller.js'
 import type { MetaKind } from './meta/meta-controller.js'
-import type { HookAddressMap } from './hooks/traced-connector.js'
-import { DEFAULT_HOOK_MAX_IN_FLIGHT, limitHooks } from './hooks/hook-call-limiter.js'
-import { hookLimiterFor } from './hooks/webhook-hooks.js'
-import type { ParentShard } from './sharding/parent-shard.js'
-import { DEFAULT_MAX_RESPONSE_BYTES } from './hooks/post-webhook.js'
 import { hookMetricsFor } from './metrics/hook-metrics.js'
+<<<<<<< HEAD
 import type { SyncObserver } from './sync/sync-observer.js'
 import type { EngineLeadership } from './leadership/engine-leadership.js'
 
@@ -252,6 +235,18 @@ function engineApplier(
     ...(fieldManager === undefined || fieldManager === '' ? {} : { fieldManager }),
   })
 }
+=======
+
+export { EngineStartError } from './await-api-server.js'
+export { DEFAULT_REVISION_NAMESPACE } from './engine-options.js'
+export type {
+  EngineClientBudget,
+  EngineLeadership,
+  EngineOptions,
+  InProcessCompositeController,
+  InProcessDecoratorController,
+} from './engine-options.js'
+>>>>>>> perf
 
 /** The running engine. */
 export class Engine {
@@ -259,13 +254,15 @@ export class Engine {
   readonly transport: KubeTransport
   /** Metrics of the client, informers and work queues. */
   readonly metrics: RuntimeMetrics
-  readonly #context: EngineContext
+  #context: EngineContext
   readonly #options: EngineOptions
   readonly #inProcess = new Map<string, HostedController>()
   readonly #metas: { stop(): Promise<void>; runningControllers(): string[] }[] = []
-  #recorder: EventRecorder
+  readonly #recorder: EventRecorder
   /** The event recorder's own client: its own token bucket, as upstream's event broadcaster. */
   readonly #eventClient: DynamicClient
+  /** Loads the applier of a strategy that is loaded only when used (server-side apply). */
+  readonly #loadApplier: (() => Promise<ChildApplier>) | undefined
   #started = false
 
   /**
@@ -275,80 +272,13 @@ export class Engine {
    */
   constructor(config: ClusterConfig, options: EngineOptions = {}) {
     this.#options = options
-    const strategy = parseApplyStrategy(options.applyStrategy)
-    this.metrics = options.metrics ?? new RuntimeMetrics()
-    // Upstream's hook and reconcile series are on /metrics from the start, as before any hook call.
-    hookMetricsFor(this.metrics.registry)
-    const leadership = options.leadership
-    // Budgets as client-go's: the dynamic client, the discovery client and the event
-    // broadcaster's client each have a token bucket of their own at the configured rate, so
-    // discovery refreshes and events never delay child writes (watches take no token at all).
-    const rate = options.clientRateLimit ?? DEFAULT_CLIENT_RATE_LIMIT
-    const makeLimiter = options.makeLimiter ?? ((_client, r) => tokenBucketLimiter(r))
-    const limiter = makeLimiter('objects', rate)
-    const log = options.log ?? silentLogger
-    const observer = observeRequests(this.metrics, config, log)
-    this.transport = new KubeTransport(config, {
-      observer,
-      // The server names the field manager of the engine's plain writes after it.
-      userAgent: engineUserAgent(options.replicaIdentity),
-      ...optionalLimiter(limiter),
-      ...(leadership === undefined ? {} : { beforeWrite: guardWrites(leadership) }),
-    })
-    const client = new DynamicClient(this.transport)
-    this.#eventClient = new DynamicClient(
-      new KubeTransport(config, {
-        observer,
-        userAgent: engineUserAgent(options.replicaIdentity),
-        ...optionalLimiter(makeLimiter('events', rate)),
-        ...(leadership === undefined ? {} : { beforeWrite: guardWrites(leadership) }),
-      })
-    )
-    this.#recorder = new EventRecorder(this.#eventClient, {
-      log,
-      ...(options.eventsBurst === undefined ? {} : { burst: options.eventsBurst }),
-      ...(options.eventsQps === undefined ? {} : { qps: options.eventsQps }),
-      ...(leadership === undefined ? {} : { enabled: () => leadership.canWrite() }),
-    })
-    const target =
-      options.targetLabelSelector === undefined || options.targetLabelSelector === ''
-        ? (): boolean => true
-        : compileLabelSelector(parseSelectorString(options.targetLabelSelector))
-    this.#context = {
-      client,
-      discovery: new Discovery(this.transport.withLimiter(makeLimiter('discovery', rate)), {
-        refreshIntervalMs: options.discoveryIntervalMs ?? 30_000,
-        onError: (groupVersion, error) => {
-          log.warn('discovery failed for a group version', { groupVersion, error })
-        },
-      }),
-      informers: engineInformers(client, this.metrics, log),
-      ...(options.shard?.watches === undefined
-        ? {}
-        : {
-            shardedInformers: engineInformers(
-              client,
-              this.metrics,
-              log,
-              options.shard.watches.listWatchers(client)
-            ),
-          }),
-      events: this.#recorder,
-      log,
-      metrics: this.metrics,
-      workers: options.workers ?? 5,
-      cacheFlushIntervalMs: options.cacheFlushIntervalMs ?? 30 * 60_000,
-      targetSelector: target,
-      hookResponseLimitBytes: options.hookResponseLimitBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
-      ...(options.hookAddresses === undefined ? {} : { hookAddresses: options.hookAddresses }),
-      ...(options.hookProxy === undefined ? {} : { hookProxy: options.hookProxy }),
-      hookMaxInFlight: options.hookMaxInFlight ?? DEFAULT_HOOK_MAX_IN_FLIGHT,
-      ...(leadership === undefined ? {} : { leading: leadership.leading }),
-      ...(options.shard === undefined ? {} : { shard: options.shard }),
-      ...(options.onSync === undefined ? {} : { onSync: options.onSync }),
-      revisionNamespace: options.revisionNamespace ?? DEFAULT_REVISION_NAMESPACE,
-      applier: engineApplier(strategy, client, log, options.ssaFieldManager),
-    }
+    const services = buildEngineServices(config, options, parseApplyStrategy(options.applyStrategy))
+    this.transport = services.transport
+    this.metrics = services.metrics
+    this.#eventClient = services.eventClient
+    this.#recorder = services.recorder
+    this.#context = services.context
+    this.#loadApplier = services.loadApplier
   }
 
   /** Loads a kubeconfig (or in-cluster config) and builds an engine for it. */
@@ -379,28 +309,9 @@ export class Engine {
   async start(signal?: AbortSignal): Promise<void> {
     if (this.#started) return
     const { discovery, log } = this.#context
-    for (let attempt = 1; ; attempt++) {
-      signal?.throwIfAborted()
-      try {
-        await this.transport.requestJson({
-          method: 'GET',
-          path: '/api',
-          timeoutMs: 5000,
-          ...(signal === undefined ? {} : { signal }),
-        })
-        break
-      } catch (error) {
-        signal?.throwIfAborted()
-        if (attempt >= 6)
-          throw new EngineStartError(
-            `cannot reach the API server at ${this.transport.config.server} after ${attempt} ` +
-              `attempts: ${error instanceof Error ? error.message : String(error)}`,
-            { cause: error }
-          )
-        log.warn('API server not reachable yet', { attempt, error })
-        await abortableDelay(5000, signal)
-      }
-    }
+    await awaitApiServer(this.transport, log, signal)
+    if (this.#loadApplier !== undefined)
+      this.#context = { ...this.#context, applier: await this.#loadApplier() }
     await discovery.refresh(signal)
     discovery.start()
     this.#started = true
@@ -567,19 +478,4 @@ export class Engine {
     await this.#recorder.flush()
     await Promise.all([this.transport.close(), this.#eventClient.transport.close()])
   }
-}
-
-/** The engine's API clients that each have a rate-limit budget of their own. */
-export type EngineClientBudget = 'objects' | 'discovery' | 'events'
-
-/** Refuses writes while the replica does not lead (the transports' `beforeWrite`). */
-function guardWrites(leadership: EngineLeadership): (method: string, path: string) => void {
-  return (method, path) => {
-    if (!leadership.canWrite())
-      throw new NotLeaderError(`${method} ${path} refused: this replica does not lead`)
-  }
-}
-
-function optionalLimiter(limiter: RequestLimiter | undefined): { limiter?: RequestLimiter } {
-  return limiter === undefined ? {} : { limiter }
 }
