@@ -12,6 +12,7 @@ import type { RuntimeMetrics } from '../runtime/metrics/runtime-metrics.js'
 import type { ClientRateLimit } from '../runtime/rate-limit/token-bucket-limiter.js'
 import type { ApplyStrategy } from './children/child-applier.js'
 import type { HookAddressMap } from './hooks/traced-connector.js'
+import type { EngineLeadership } from './leadership/engine-leadership.js'
 import type { ParentShard } from './sharding/parent-shard.js'
 import type { SyncObserver } from './sync/sync-observer.js'
 
@@ -104,14 +105,6 @@ export interface EngineOptions {
    * prints its lines from it; absent, syncs are not watched at all.
    */
   readonly onSync?: SyncObserver
-}
-
-/** How an engine learns whether its replica leads; see {@link EngineOptions.leadership}. */
-export interface EngineLeadership {
-  /** Settles when this replica starts leading. */
-  readonly leading: Promise<void>
-  /** Whether this replica may write now. */
-  canWrite(): boolean
 }
 
 /** A CompositeController defined in TypeScript: a spec and in-process hook functions. */
