@@ -12,9 +12,9 @@ import type { RuntimeMetrics } from '../runtime/metrics/runtime-metrics.js'
 import type { ClientRateLimit } from '../runtime/rate-limit/token-bucket-limiter.js'
 import type { ApplyStrategy } from './children/child-applier.js'
 import type { HookAddressMap } from './hooks/traced-connector.js'
-import type { EngineLeadership } from './leadership/engine-leadership.js'
 import type { ParentShard } from './sharding/parent-shard.js'
 import type { SyncObserver } from './sync/sync-observer.js'
+import type { EngineLeadership } from './leadership/engine-leadership.js'
 
 /**
  * The default home of cluster-scoped parents' ControllerRevisions: `default`, which every
@@ -106,6 +106,8 @@ export interface EngineOptions {
    */
   readonly onSync?: SyncObserver
 }
+
+export type { EngineLeadership } from './leadership/engine-leadership.js'
 
 /** A CompositeController defined in TypeScript: a spec and in-process hook functions. */
 export interface InProcessCompositeController {
