@@ -21,8 +21,8 @@ if (process.argv[2] === 'run') {
   // - --optimize-for-size: V8 favours memory over speed, notably a smaller growth of the old
   //   generation before its next full collection.
   // They must be set before the first module loads, hence here, where no NODE_OPTIONS is needed.
-  // An operator who sets any of these (or their opposites) in NODE_OPTIONS or on the node command
-  // line keeps their own choice.
+  // An operator who names either (or its opposite) on the node command line, or a semi-space flag
+  // in NODE_OPTIONS (which refuses --optimize-for-size), keeps their own choice.
   const given = `${process.env.NODE_OPTIONS ?? ''} ${process.execArgv.join(' ')}`
   const { setFlagsFromString } = await import('node:v8')
   if (!/semi-space|young/.test(given)) setFlagsFromString('--semi-space-growth-factor=1')
