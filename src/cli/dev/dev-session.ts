@@ -15,11 +15,11 @@ import type { KubeObject } from '../../core/kube-object.js'
 import { installCrds } from '../../cluster/install-crds.js'
 import { Engine } from '../../engine/index.js'
 import type { SyncReport } from '../../engine/index.js'
-import type { CompositeHook, CustomizeHook, DecoratorHook } from '../../sdk/hook-types.js'
-import { inProcessDecoratorHooks, inProcessHooks } from '../../sdk/in-process.js'
+import { inProcessHooksOf } from '../../sdk/in-process.js'
 import type { CliIo } from '../cli-io.js'
-import { controllerHooks } from './controller-hooks.js'
-import type { ControllerHookFunctions } from './controller-hooks.js'
+import { controllerHooks, HookExportError } from '../../sdk/hook-exports.js'
+import { CliError } from '../cli-error.js'
+import type { ControllerHookFunctions } from '../../sdk/hook-exports.js'
 import type { DevCluster } from './dev-cluster.js'
 import { devLogger } from './dev-logger.js'
 import { describeHookError } from './hook-error.js'
@@ -99,11 +99,17 @@ export class DevSession {
   static async start(options: DevSessionOptions): Promise<DevSession> {
     const session = new DevSession(options)
     session.#exports = await options.module.load()
-    session.#hooks = controllerHooks(
-      session.#exports,
-      options.manifests.controllers,
-      options.module.shown
-    )
+    try {
+      session.#hooks = controllerHooks(
+        session.#exports,
+        options.manifests.controllers,
+        options.module.shown
+      )
+    } catch (error) {
+      // Words for the terminal: which export to add.
+      if (error instanceof HookExportError) throw new CliError(error.message)
+      throw error
+    }
     await session.#engine.start()
     for (const controller of options.manifests.controllers) {
       const failure = await session.#tryStart(controller)
@@ -295,29 +301,13 @@ export class DevSession {
     if (controller.kind === 'DecoratorController') {
       await this.#engine.addDecoratorController({
         ...definition,
-        hooks: inProcessDecoratorHooks({
-          sync: functions.sync as DecoratorHook,
-          ...(functions.finalize === undefined
-            ? {}
-            : { finalize: functions.finalize as DecoratorHook }),
-          ...(functions.customize === undefined
-            ? {}
-            : { customize: functions.customize as CustomizeHook }),
-        }),
+        hooks: inProcessHooksOf('DecoratorController', functions),
       })
       return
     }
     await this.#engine.addCompositeController({
       ...definition,
-      hooks: inProcessHooks({
-        sync: functions.sync as CompositeHook,
-        ...(functions.finalize === undefined
-          ? {}
-          : { finalize: functions.finalize as CompositeHook }),
-        ...(functions.customize === undefined
-          ? {}
-          : { customize: functions.customize as CustomizeHook }),
-      }),
+      hooks: inProcessHooksOf('CompositeController', functions),
     })
   }
 
