@@ -16,8 +16,6 @@ import type { ParentShard } from './sharding/parent-shard.js'
 import type { SyncObserver } from './sync/sync-observer.js'
 import type { EngineLeadership } from './leadership/engine-leadership.js'
 
-export type { EngineLeadership } from './leadership/engine-leadership.js'
-
 /**
  * The default home of cluster-scoped parents' ControllerRevisions: `default`, which every
  * cluster has; `metactl run` uses the engine's own namespace when it knows it.
@@ -108,6 +106,8 @@ export interface EngineOptions {
    */
   readonly onSync?: SyncObserver
 }
+
+export type { EngineLeadership } from './leadership/engine-leadership.js'
 
 /** A CompositeController defined in TypeScript: a spec and in-process hook functions. */
 export interface InProcessCompositeController {
