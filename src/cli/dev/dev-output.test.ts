@@ -172,6 +172,7 @@ describe('metactl dev sync lines', () => {
     const gone = new NotFoundError('greetings.example.com "hi" not found', {
       statusCode: 404,
       reason: 'NotFound',
+      request: { method: 'PUT', path: '/status' },
     })
     const writes: RecordedWrite[] = [
       write('update', parent, PARENTS),
@@ -190,7 +191,7 @@ describe('metactl dev sync lines', () => {
     const refused = new ForbiddenError(
       'rolebindings.rbac.authorization.k8s.io "edit" is forbidden: user "x" is attempting to ' +
         'grant RBAC permissions not currently held:\n{APIGroups:[""], Resources:["pods"]}',
-      { statusCode: 403, reason: 'Forbidden' }
+      { statusCode: 403, reason: 'Forbidden', request: { method: 'POST', path: '/rolebindings' } }
     )
     assert.match(
       writeErrorMessage(refused),
