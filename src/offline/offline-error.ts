@@ -10,11 +10,6 @@ export class OfflineError extends Error {
   override readonly name = 'OfflineError'
 }
 
-/** The message of an error, or the value as text. */
-export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
-}
-
 /**
  * The engine would not sync the parent (a decorator's target its selectors do not select): no
  * error in the inputs, but nothing to plan; the message says why.

@@ -22,7 +22,7 @@ import { controllerHooks, HookExportError, hooksIn } from '../sdk/hook-exports.j
 import type { ControllerHookFunctions } from '../sdk/hook-exports.js'
 import { inProcessHooksOf } from '../sdk/in-process.js'
 import { OfflineError } from './offline-error.js'
-import { messageOf } from './offline-error.js'
+import { messageOf } from '../core/message-of.js'
 
 /** What picks the hook of an offline sync: a URL or a module, and whether the parent is finalizing. */
 export interface OfflineHookOptions {

@@ -26,6 +26,7 @@ import { describeHookError } from './hook-error.js'
 import type { HookModule } from './hook-module.js'
 import type { ProjectManifests } from './project-manifests.js'
 import { describeSyncReport, SyncReporter } from './sync-report.js'
+import { messageOf } from '../../core/message-of.js'
 
 type Lease = Awaited<ReturnType<Engine['context']['informers']['acquire']>>
 
@@ -61,8 +62,7 @@ function watchedRules(controller: KubeObject): { apiVersion: string; resource: s
 }
 
 /** A message for a person, on the line it is part of: an error's first line, never its stack. */
-const messageOf = (error: unknown): string =>
-  (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? ''
+const firstLineOf = (error: unknown): string => messageOf(error).split('\n')[0] ?? ''
 
 /** A running dev session. */
 export class DevSession {
@@ -204,7 +204,7 @@ export class DevSession {
       hooks = controllerHooks(this.#exports, next.controllers, shown)
     } catch (error) {
       this.#say(
-        `reload of the manifests failed (${reason}); the previous controllers keep running: ${messageOf(error)}`
+        `reload of the manifests failed (${reason}); the previous controllers keep running: ${firstLineOf(error)}`
       )
       return
     }
@@ -216,7 +216,7 @@ export class DevSession {
       if (crds.length > 0) await installCrds(this.#options.cluster.client, crds)
     } catch (error) {
       this.#say(
-        `reload of the manifests failed (${reason}); the previous controllers keep running: ${messageOf(error)}`
+        `reload of the manifests failed (${reason}); the previous controllers keep running: ${firstLineOf(error)}`
       )
       return
     }
@@ -266,7 +266,7 @@ export class DevSession {
       return undefined
     } catch (error) {
       await this.#stop(nameOf(controller))
-      return `${controller.kind} ${nameOf(controller)} not started: ${messageOf(error)}`
+      return `${controller.kind} ${nameOf(controller)} not started: ${firstLineOf(error)}`
     }
   }
 
