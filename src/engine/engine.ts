@@ -24,6 +24,9 @@ import { compileLabelSelector, parseSelectorString } from '../core/label-selecto
 import { parseCompositeControllerSpec } from '../api/composite-controller-spec.js'
 import type { ClusterConfig } from '../kube/cluster-config.js'
 import { loggingRequestObserver } from './request-log.js'
+import { ForbiddenRequests } from './forbidden/forbidden-requests.js'
+import { forbiddenCaches, notReadyCaches, observeForbidden } from './forbidden/cache-readiness.js'
+import { isForbidden } from './forbidden/is-forbidden.js'
 import type { RequestObserver } from '../kube/kube-transport.js'
 import { Discovery } from '../kube/discovery.js'
 import { DynamicClient } from '../kube/dynamic-client.js'
@@ -234,7 +237,8 @@ function engineInformers(
     transform: stripManagedFields,
     observer: metrics.informerObserver({
       onError: (resource, error, retryInMs) => {
-        log.warn('watch failed; retrying', { resource, error, retryInMs })
+        // A 403 is named once by ForbiddenRequests, not on every retry.
+        if (!isForbidden(error)) log.warn('watch failed; retrying', { resource, error, retryInMs })
       },
       onHandlerError: (resource, error) => {
         log.error('event handler failed', { resource, error })
@@ -267,7 +271,12 @@ export class Engine {
   readonly #context: EngineContext
   readonly #options: EngineOptions
   readonly #inProcess = new Map<string, HostedController>()
-  readonly #metas: { stop(): Promise<void>; runningControllers(): string[] }[] = []
+  readonly #metas: {
+    stop(): Promise<void>
+    runningControllers(): string[]
+    controllerObjects(): KubeObject[]
+  }[] = []
+  readonly #forbidden: ForbiddenRequests
   #recorder: EventRecorder
   /** The event recorder's own client: its own token bucket, as upstream's event broadcaster. */
   readonly #eventClient: DynamicClient
@@ -292,7 +301,8 @@ export class Engine {
     const makeLimiter = options.makeLimiter ?? ((_client, r) => tokenBucketLimiter(r))
     const limiter = makeLimiter('objects', rate)
     const log = options.log ?? silentLogger
-    const observer = observeRequests(this.metrics, config, log)
+    this.#forbidden = new ForbiddenRequests({ log, registry: this.metrics.registry })
+    const observer = observeForbidden(observeRequests(this.metrics, config, log), this.#forbidden)
     this.transport = new KubeTransport(config, {
       observer,
       // The server names the field manager of the engine's plain writes after it.
@@ -383,7 +393,11 @@ export class Engine {
    */
   async start(signal?: AbortSignal): Promise<void> {
     if (this.#started) return
-    const { discovery, log } = this.#context
+    const { discovery, log, events } = this.#context
+    this.#forbidden.bind({
+      events,
+      controllers: () => this.#metas.flatMap((m) => m.controllerObjects()),
+    })
     for (let attempt = 1; ; attempt++) {
       signal?.throwIfAborted()
       try {
@@ -446,11 +460,17 @@ export class Engine {
     return [...informers.status(), ...(shardedInformers?.status() ?? [])]
   }
 
-  /** Why the engine is not ready (`/readyz`): caches not synced yet; empty when ready. */
+  /**
+   * Why the engine is not ready (`/readyz`): caches not synced yet, except those RBAC forbids
+   * (`forbidden/cache-readiness.ts`); empty when ready.
+   */
   notReady(): string[] {
-    return this.#informerStatus()
-      .filter((s) => !s.synced)
-      .map((s) => `${s.description} not synced`)
+    return notReadyCaches(this.#informerStatus(), this.#forbidden.forbiddenCollections())
+  }
+
+  /** The unsynced caches `notReady` leaves out because RBAC forbids them (`/readyz?verbose`). */
+  forbiddenNotReady(): string[] {
+    return forbiddenCaches(this.#informerStatus(), this.#forbidden.forbiddenCollections())
   }
 
   /**
