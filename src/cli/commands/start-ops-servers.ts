@@ -41,6 +41,7 @@ export async function startOpsServers(
   }
   const sources = {
     notReady: (): string[] => (started() ? engine.notReady() : ['engine starting']),
+    readyNotes: (): string[] => (started() ? engine.forbiddenNotReady() : []),
     notHealthy: (): string[] => [...engine.unhealthy(), ...(watchdog?.unhealthy() ?? [])],
   }
   for (const [what, address] of [
