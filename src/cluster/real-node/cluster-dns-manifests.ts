@@ -39,7 +39,7 @@ export function corefile(): string {
     ready :${READY_PORT}
     kubernetes ${CLUSTER_DOMAIN} in-addr.arpa ip6.arpa {
         pods insecure
-        ttl 30
+        ttl 5
     }
     template ANY ANY {
         rcode NXDOMAIN
