@@ -10,6 +10,7 @@ import { homedir } from 'node:os'
 import { delimiter, join } from 'node:path'
 import { KUBERNETES_VERSION } from '../control-plane-binaries.js'
 import { hostCgroupV1Mounts } from './cgroup-root.js'
+import { COREDNS_ARCHIVE, defaultCorednsDir } from './coredns-image.js'
 
 /** containerd release (keep in step with tools/node/build.sh). */
 export const CONTAINERD_VERSION = 'v2.4.2'
@@ -24,6 +25,8 @@ export interface NodeComponentPaths {
   readonly binDir: string
   /** Directory of `pause.tar` and `web.tar`. */
   readonly imagesDir: string
+  /** Directory of CoreDNS's image archive, `coredns.tar` (tools/coredns/build.sh). */
+  readonly corednsDir: string
 }
 
 /** Raised when the machine lacks something the real node needs; the message says what to do. */
@@ -115,6 +118,11 @@ export function missingPrerequisites(
       `${images.join(', ')} in ${paths.imagesDir}: run \`make node\` (tools/node/images.sh)`
     )
   }
+  if (!existsSync(join(paths.corednsDir, COREDNS_ARCHIVE))) {
+    missing.push(
+      `${COREDNS_ARCHIVE} in ${paths.corednsDir}: run \`make node\` (tools/coredns/build.sh)`
+    )
+  }
   const commands = HOST_COMMANDS.filter((c) => !onPath(c, env))
   if (commands.length > 0) {
     missing.push(
@@ -141,7 +149,11 @@ export function missingPrerequisites(
 export function requireRealNodePrerequisites(
   env: NodeJS.ProcessEnv = process.env
 ): NodeComponentPaths {
-  const paths = { binDir: defaultNodeBinDir(env), imagesDir: defaultNodeImagesDir(env) }
+  const paths = {
+    binDir: defaultNodeBinDir(env),
+    imagesDir: defaultNodeImagesDir(env),
+    corednsDir: defaultCorednsDir(env),
+  }
   const missing = missingPrerequisites(paths, env)
   if (missing.length > 0) {
     throw new RealNodePrerequisiteError(
