@@ -24,6 +24,7 @@ import type { PublishedPort } from '../../cluster/real-node/published-port.js'
 import { realNodeLayout } from '../../cluster/real-node/real-node-layout.js'
 import { CliError } from '../cli-error.js'
 import { installClusterBinaries } from './cluster-install.js'
+import { addLoadCommand } from './cluster-load.js'
 import type { CliIo } from '../cli-io.js'
 
 /** Returns the directory `metactl cluster` uses when `--dir` is not given. */
@@ -295,7 +296,7 @@ function addUpCommand(cluster: Command, io: CliIo): Command {
     })
 }
 
-/** Builds `metactl cluster install|up|status|down`. */
+/** Builds `metactl cluster install|up|status|down|load`. */
 export function clusterCommand(io: CliIo, setExitCode: (code: number) => void): Command {
   const cluster = new Command('cluster').description(
     'run a local Kubernetes cluster (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, simulated nodes) on 127.0.0.1'
@@ -333,6 +334,7 @@ export function clusterCommand(io: CliIo, setExitCode: (code: number) => void): 
     .action(async (opts: { dir: string }) => {
       await down(io, opts)
     })
+  addLoadCommand(cluster, io, dirOption)
   return cluster
 }
 
