@@ -22,6 +22,7 @@ import { readRealNodeState } from '../../cluster/real-node/real-node-state.js'
 import { parsePublishedPort } from '../../cluster/real-node/published-port.js'
 import type { PublishedPort } from '../../cluster/real-node/published-port.js'
 import { realNodeLayout } from '../../cluster/real-node/real-node-layout.js'
+import { RealNodePrerequisiteError } from '../../cluster/real-node/node-binaries.js'
 import { CliError } from '../cli-error.js'
 import { installClusterBinaries } from './cluster-install.js'
 import { addLoadCommand } from './cluster-load.js'
@@ -120,6 +121,9 @@ async function upRealNode(io: CliIo, dir: string, opts: UpOptions): Promise<void
     onProgress: (message) => {
       io.err(`  ${message}`)
     },
+  }).catch((error: unknown) => {
+    // What the machine lacks is said in full by the message; a stack would only hide it.
+    throw error instanceof RealNodePrerequisiteError ? new CliError(error.message) : error
   })
   await cluster.release()
   io.out(`Cluster ready: ${cluster.config.server} (node ${cluster.nodeName}, containerd)`)
@@ -269,7 +273,8 @@ function addUpCommand(cluster: Command, io: CliIo): Command {
     .option(
       '--runtime <runtime>',
       'kwok: simulated nodes only; containerd: also a real node (containerd, kubelet, ' +
-        'kube-proxy) in network and mount namespaces of its own (root, `make node`)',
+        'kube-proxy) in network and mount namespaces of its own (root; the node binaries of ' +
+        'tools/node/build.sh)',
       'kwok'
     )
     .option(

@@ -6,9 +6,11 @@ import { after, describe, it } from 'node:test'
 import { realNodeLayout } from '../real-node/real-node-layout.js'
 import { writeRealNodeState } from '../real-node/real-node-state.js'
 import {
+  archiveImageNames,
   classifyLoadSources,
   ImageLoadError,
   isRegularFile,
+  normalizeImageName,
   runningContainerd,
 } from './load-images.js'
 
@@ -51,6 +53,32 @@ describe('classifyLoadSources', () => {
       () => classifyLoadSources([tmpdir() + '/'], isRegularFile),
       /is not a file: give an image archive/
     )
+  })
+})
+
+describe('image names of an archive', () => {
+  it("gives short names Docker's full form and keeps names with a registry host", () => {
+    assert.equal(normalizeImageName('hook:dev'), 'docker.io/library/hook:dev')
+    assert.equal(normalizeImageName('team/hook:1'), 'docker.io/team/hook:1')
+    assert.equal(normalizeImageName('ghcr.io/a/b:1'), 'ghcr.io/a/b:1')
+    assert.equal(normalizeImageName('localhost:5000/b:1'), 'localhost:5000/b:1')
+    assert.equal(normalizeImageName('localhost/b:1'), 'localhost/b:1')
+  })
+
+  it("reads a docker-archive's RepoTags, or else an OCI index's image names", () => {
+    const manifest = JSON.stringify([
+      { Config: 'c.json', RepoTags: ['hook:dev', 'ghcr.io/a/b:1'], Layers: [] },
+      { Config: 'd.json', RepoTags: null, Layers: [] },
+    ])
+    assert.deepEqual(archiveImageNames(manifest), ['docker.io/library/hook:dev', 'ghcr.io/a/b:1'])
+    const index = JSON.stringify({
+      manifests: [
+        { annotations: { 'io.containerd.image.name': 'web:1' } },
+        { annotations: { 'org.opencontainers.image.ref.name': '1' } },
+      ],
+    })
+    assert.deepEqual(archiveImageNames(undefined, index), ['docker.io/library/web:1'])
+    assert.deepEqual(archiveImageNames(), [])
   })
 })
 

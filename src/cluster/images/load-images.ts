@@ -122,23 +122,73 @@ export async function loadImages(options: LoadImagesOptions): Promise<string[]> 
   return loaded
 }
 
-// `ctr images import` prints one line per image: "unpacking NAME (sha256:…)...done".
-async function ctrImport(ctr: string, socket: string, archive: string): Promise<string[]> {
+/**
+ * Docker's full form of an image name: `hook:dev` is `docker.io/library/hook:dev`, `team/hook:1`
+ * is `docker.io/team/hook:1`; a name with a registry host stays as it is.
+ */
+export function normalizeImageName(name: string): string {
+  const slash = name.indexOf('/')
+  if (slash < 0) return `docker.io/library/${name}`
+  const first = name.slice(0, slash)
+  if (first.includes('.') || first.includes(':') || first === 'localhost') return name
+  return `docker.io/${name}`
+}
+
+/**
+ * The image names an archive holds: `RepoTags` of a docker-archive's manifest.json, or the name
+ * annotations of an OCI archive's index.json (pure: takes the two files' text).
+ */
+export function archiveImageNames(manifestJson?: string, indexJson?: string): string[] {
+  if (manifestJson !== undefined) {
+    const entries = JSON.parse(manifestJson) as { RepoTags?: string[] | null }[]
+    return entries.flatMap((entry) => entry.RepoTags ?? []).map(normalizeImageName)
+  }
+  if (indexJson !== undefined) {
+    const index = JSON.parse(indexJson) as {
+      manifests?: { annotations?: Record<string, string> }[]
+    }
+    return (index.manifests ?? []).flatMap((m) => {
+      const name = m.annotations?.['io.containerd.image.name']
+      return name === undefined ? [] : [normalizeImageName(name)]
+    })
+  }
+  return []
+}
+
+async function readFromTar(archive: string, member: string): Promise<string | undefined> {
   try {
-    const { stdout } = await execFileAsync(ctr, [
-      '--address',
-      socket,
-      '-n',
-      'k8s.io',
-      'images',
-      'import',
-      archive,
-    ])
-    return [...stdout.matchAll(/unpacking (\S+)/g)].map((m) => m[1] ?? '')
+    const { stdout } = await execFileAsync('tar', ['-xOf', archive, member], {
+      maxBuffer: 16 * 1024 * 1024,
+    })
+    return stdout
+  } catch {
+    return undefined
+  }
+}
+
+// Imports one archive, then checks containerd lists every name the archive holds.
+async function ctrImport(ctr: string, socket: string, archive: string): Promise<string[]> {
+  const names = archiveImageNames(
+    await readFromTar(archive, 'manifest.json'),
+    await readFromTar(archive, 'index.json')
+  )
+  const run = (args: string[]): Promise<{ stdout: string }> =>
+    execFileAsync(ctr, ['--address', socket, '-n', 'k8s.io', 'images', ...args])
+  try {
+    await run(['import', archive])
   } catch (error) {
     const stderr = (error as { stderr?: unknown }).stderr
     const reason =
       typeof stderr === 'string' && stderr.trim() !== '' ? stderr.trim() : String(error)
     throw new ImageLoadError(`containerd could not import ${archive}: ${reason}`)
   }
+  const listed = new Set((await run(['ls', '-q'])).stdout.split('\n'))
+  const missing = names.filter((name) => !listed.has(name))
+  if (names.length === 0 || missing.length > 0) {
+    throw new ImageLoadError(
+      `${archive} was imported but holds no image name the node now lists ` +
+        `(${missing.join(', ') || 'no name in the archive'}): tag the image when building it`
+    )
+  }
+  return names
 }

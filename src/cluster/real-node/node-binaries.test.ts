@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { existsSync } from 'node:fs'
 import { describe, it } from 'node:test'
 import { missingPrerequisites, RealNodePrerequisiteError } from './node-binaries.js'
 import { requireRealNodePrerequisites } from './node-binaries.js'
@@ -10,8 +11,14 @@ describe('real node prerequisites', () => {
       { PATH: '/nonexistent' }
     )
     const text = missing.join('\n')
-    assert.match(text, /kubelet, kube-proxy, containerd, .* in \/nonexistent\/bin: run `make node`/)
-    assert.match(text, /pause\.tar, web\.tar in \/nonexistent\/images: run `make node`/)
+    // The package's own scripts, by a path that exists: a user's project has no `make node`.
+    const build = /in \/nonexistent\/bin: run `bash (\S+\/tools\/node\/build\.sh)`/.exec(text)?.[1]
+    const images = /in \/nonexistent\/images: run `bash (\S+\/tools\/node\/images\.sh)`/.exec(
+      text
+    )?.[1]
+    assert.ok(build !== undefined && existsSync(build), text)
+    assert.ok(images !== undefined && existsSync(images), text)
+    assert.match(text, /kubelet, kube-proxy, containerd, .* in \/nonexistent\/bin/)
     assert.match(text, /unshare, nsenter, ip, iptables, conntrack, openssl on PATH/)
   })
 
