@@ -51,6 +51,19 @@ describe('Dockerfiles built without Docker', { timeout: 30 * 60_000 }, () => {
     rmSync(work, { recursive: true, force: true })
   })
 
+  it('has the base images under their Docker Hub names, each with its runtime', async () => {
+    await runImagesScript(imagesScript('base-images.sh'), [], progress)
+    const node = await runInImage(
+      'node:24-bookworm-slim',
+      'node --version; npm --version; id -u node'
+    )
+    assert.match(node, /^v24\.\d+\.\d+\n\d+\.\d+\.\d+\n1000$/)
+    for (const python of ['python:3.11', 'python:3.11-slim']) {
+      assert.match(await runInImage(python, 'python --version'), /^Python 3\.11\.\d+$/)
+    }
+    assert.match(await runInImage('debian:bookworm-slim', 'cat /etc/debian_version'), /^12\.\d+$/)
+  })
+
   it("builds the repository's Dockerfile into an engine image that runs Node 24 and metactl", async () => {
     const archive = await buildImage({
       context: REPO,
