@@ -8,7 +8,7 @@ SHELL := bash
 
 NODE_STAMP := node_modules/.package-lock.json
 
-.PHONY: help install controlplane node examples images helm check unit integration e2e build test demo demo-real run bench bench-large fuzz clean
+.PHONY: help install controlplane node examples images helm check unit integration e2e build test demo demo-real run bench bench-large bench-upstream fuzz clean
 
 help:
 	@echo "make demo          run the PodService demo on a local control plane (builds it on first use)"
@@ -22,6 +22,7 @@ help:
 	@echo "make check         format check, lint and type-check only"
 	@echo "make bench         run the benchmarks in bench/, the compiled engine at 1,000 parents included (figures go to docs/performance.md)"
 	@echo "make bench-large   the 10,000-parent engine benchmarks, in-process and compiled (opt-in: long on 2 cores)"
+	@echo "make bench-upstream ours against upstream Metacontroller v4.17.2 (built from source) at 1,000 parents, 3 rounds"
 	@echo "make fuzz          the decoder properties of the unit tests, 10,000 cases each, random seed (printed)"
 
 $(NODE_STAMP): package.json package-lock.json
@@ -103,10 +104,15 @@ bench: install controlplane
 	node --import tsx bench/engine-parents.ts 1000 both
 	node --import tsx bench/engine-process.ts 1000
 	node --import tsx bench/leader-takeover.ts 10 both
+	npm run build && node --import tsx bench/startup-modules.ts 3
 
 bench-large: install controlplane
 	BENCH_LARGE=1 node --import tsx bench/engine-parents.ts 10000 inprocess
 	BENCH_LARGE=1 node --import tsx bench/engine-process.ts 10000
+
+bench-upstream: install controlplane
+	tools/upstream/build.sh
+	node --import tsx bench/upstream-side-by-side.ts 1000 3
 
 fuzz: install
 	node --import tsx bench/property-fuzz.ts 10000

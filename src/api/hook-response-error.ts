@@ -54,7 +54,7 @@ export class HookResponseError extends Error {
     issues: readonly string[],
     options?: ErrorOptions
   ) {
-    super(messageOf(problem, source, issues), options)
+    super(problemMessage(problem, source, issues), options)
     this.problem = problem
     this.version = source.version
     this.hook = source.hook
@@ -63,7 +63,7 @@ export class HookResponseError extends Error {
   }
 }
 
-function messageOf(
+function problemMessage(
   problem: HookResponseProblem,
   { version, hook, mode }: HookResponseSource,
   issues: readonly string[]

@@ -57,6 +57,10 @@ const COMMANDS: Readonly<Record<string, () => Promise<(scope: CommandScope) => C
     const { treeCommand } = await import('./tree/tree-command.js')
     return ({ io }) => treeCommand(io)
   },
+  rbac: async () => {
+    const { rbacCommand } = await import('./rbac/rbac-command.js')
+    return ({ io }) => rbacCommand(io)
+  },
   types: async () => {
     const { typesCommand } = await import('./types/types-command.js')
     return ({ io }) => typesCommand(io)

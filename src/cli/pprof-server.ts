@@ -14,6 +14,7 @@ import { createServer } from 'node:http'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { encode, heap, time } from '@datadog/pprof'
+import { messageOf } from '../core/message-of.js'
 
 /** Bytes between heap samples (V8's default is 512 KiB). */
 const HEAP_SAMPLE_BYTES = 512 * 1024
@@ -103,7 +104,7 @@ export async function startPprofServer(address: {
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' })
-      res.end(`profile failed: ${error instanceof Error ? error.message : String(error)}\n`)
+      res.end(`profile failed: ${messageOf(error)}\n`)
     })
   })
   await new Promise<void>((resolve, reject) => {

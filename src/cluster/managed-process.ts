@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
 import { closeSync, openSync, readFileSync } from 'node:fs'
+import { messageOf } from '../core/message-of.js'
 
 /** What to start: a binary, its flags and the file its output goes to. */
 export interface ProcessSpec {
@@ -24,7 +25,7 @@ export function logTail(path: string, lines = 25): string {
     const text = readFileSync(path, 'utf8').trimEnd()
     return text.split('\n').slice(-lines).join('\n')
   } catch (error) {
-    return `(cannot read ${path}: ${error instanceof Error ? error.message : String(error)})`
+    return `(cannot read ${path}: ${messageOf(error)})`
   }
 }
 

@@ -16,6 +16,7 @@
  *
  * @module
  */
+import { isJsonObject } from './kube-object.js'
 import { LabelSelectorError } from './label-selector-error.js'
 
 /** An operator of a `matchExpressions` entry. */
@@ -215,10 +216,6 @@ function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
 function describe(value: unknown): string {
   if (value === undefined) return 'nothing'
   if (value === null) return 'null'
@@ -242,7 +239,7 @@ function requirementsOf(
   const requirements: Requirement[] = []
   const { noun, exactField } = vocabulary
   if (exact !== undefined && exact !== null) {
-    if (!isRecord(exact)) {
+    if (!isJsonObject(exact)) {
       throw invalid(
         `${exactField} must be an object of ${noun} keys to values, not ${describe(exact)}`,
         vocabulary
@@ -277,7 +274,7 @@ function requirementOf(
   vocabulary: SelectorVocabulary
 ): Requirement {
   const invalidHere = (message: string): LabelSelectorError => invalid(message, vocabulary)
-  if (!isRecord(expression)) {
+  if (!isJsonObject(expression)) {
     throw invalidHere(
       `${at} must be an object with "key", "operator" and "values", not ${describe(expression)}`
     )

@@ -43,6 +43,7 @@ import { fakeApiError } from './fake-api-error.js'
 import type { FakeErrorReason } from './fake-api-error.js'
 import { compileScope, scopedEvent, WatchChannel } from './fake-watch.js'
 import type { ScopeMatcher } from './fake-watch.js'
+import { keyOf } from '../core/object-key.js'
 
 /** A call the fake serves, for error injection. */
 export type FakeMethod = FakeWriteMethod | 'get' | 'list' | 'watch'
@@ -128,10 +129,6 @@ interface ListSnapshot {
 interface DeleteRequest {
   readonly preconditions?: { readonly uid?: string; readonly resourceVersion?: string }
   readonly dryRun?: boolean
-}
-
-function keyOf(namespace: string | undefined, name: string): string {
-  return namespace === undefined || namespace === '' ? name : `${namespace}/${name}`
 }
 
 /** The objects of a store in key order: lists are sorted, as the real server's are. */

@@ -41,6 +41,7 @@ import type { AggregatedGroup } from './parse-discovery.js'
 import { formatApiVersion, parseApiVersion, ResourceMap } from './resource-map.js'
 import type { DiscoveredGroup, DiscoveredGroupVersion, ResourceInfo } from './resource-map.js'
 import { UnknownResourceError } from './unknown-resource-error.js'
+import { messageOf } from '../core/message-of.js'
 
 /** The `Accept` header that asks for aggregated discovery (v2, then v2beta1, then legacy JSON). */
 export const AGGREGATED_DISCOVERY_ACCEPT: string =
@@ -92,10 +93,6 @@ const defaultClock = {
 
 function noop(): void {
   // Deliberately empty: used to mark promises whose rejection is handled elsewhere.
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
 }
 
 function describeBody(body: unknown): string {

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process'
 
+import { isJsonObject } from '../core/kube-object.js'
 import { isValidHeaderValue } from './header-value.js'
 import type {
   ClusterConfig,
@@ -272,7 +273,7 @@ function parseExecCredential(
       `printed invalid JSON on stdout (${Buffer.byteLength(stdout)} bytes); it must print one ExecCredential object`
     )
   }
-  if (!isRecord(body)) throw fail('printed JSON that is not an ExecCredential object')
+  if (!isJsonObject(body)) throw fail('printed JSON that is not an ExecCredential object')
   if (body['kind'] !== 'ExecCredential') {
     throw fail(`returned kind ${describe(body['kind'])}, expected ExecCredential`)
   }
@@ -282,7 +283,7 @@ function parseExecCredential(
     )
   }
   const status = body['status']
-  if (!isRecord(status)) throw fail('returned an ExecCredential without a status')
+  if (!isJsonObject(status)) throw fail('returned an ExecCredential without a status')
 
   const token = optionalString(status, 'token')
   const certPem = optionalString(status, 'clientCertificateData')
@@ -327,10 +328,6 @@ function optionalString(record: Record<string, unknown>, key: string): string | 
   const value = record[key]
   if (value === undefined || value === null || value === '') return undefined
   return typeof value === 'string' ? value : null
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 function describe(value: unknown): string {

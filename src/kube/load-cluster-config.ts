@@ -5,6 +5,7 @@ import path from 'node:path'
 import { createRequire } from 'node:module'
 import type * as Yaml from 'yaml'
 
+import { isJsonObject } from '../core/kube-object.js'
 import type { AuthConfig, ClusterConfig, ExecConfig } from './cluster-config.js'
 import { isValidHeaderValue } from './header-value.js'
 import { parseProxyUrl } from './proxy/proxy-resolver.js'
@@ -215,7 +216,7 @@ export function parseKubeconfig(text: string, filePath: string): Kubeconfig {
 
   // An empty file is an empty configuration to client-go, not an error.
   doc ??= {}
-  if (!isRecord(doc)) {
+  if (!isJsonObject(doc)) {
     throw fail('the file is not a YAML mapping; a kubeconfig has clusters, users and contexts')
   }
   const kind = doc['kind']
@@ -637,7 +638,7 @@ function parseExec(
   const command = field.string('command')
   const envList = field.list('env') ?? []
   const env = envList.map((item, i) => {
-    const entry = isRecord(item) ? new Fields(item, `${where} env[${i}]`, fail) : undefined
+    const entry = isJsonObject(item) ? new Fields(item, `${where} env[${i}]`, fail) : undefined
     const name = entry?.string('name')
     if (entry === undefined || name === undefined) {
       throw fail(`${where} env[${i}] must be a mapping with name and value`)
@@ -671,14 +672,14 @@ function namedEntries(
   const entries = new Map<string, Record<string, unknown>>()
   const list = new Fields(doc, 'the file', fail).list(key) ?? []
   list.forEach((item, i) => {
-    if (!isRecord(item)) throw fail(`${key}[${i}] must be a mapping with name and ${inner}`)
+    if (!isJsonObject(item)) throw fail(`${key}[${i}] must be a mapping with name and ${inner}`)
     const name = item['name']
     if (typeof name !== 'string' || name === '') throw fail(`${key}[${i}] has no name`)
     if (entries.has(name)) {
       throw fail(`${key} defines "${name}" twice; rename or remove one of them`)
     }
     const body = item[inner] ?? {}
-    if (!isRecord(body)) throw fail(`${inner} "${name}" must be a mapping`)
+    if (!isJsonObject(body)) throw fail(`${inner} "${name}" must be a mapping`)
     entries.set(name, body)
   })
   return entries
@@ -724,17 +725,13 @@ class Fields {
   record(key: string): Record<string, unknown> | undefined {
     const value = this.#body[key]
     if (value === undefined || value === null) return undefined
-    if (!isRecord(value)) throw this.#wrongType(key, 'a mapping')
+    if (!isJsonObject(value)) throw this.#wrongType(key, 'a mapping')
     return value
   }
 
   #wrongType(key: string, expected: string): KubeconfigError {
     return this.#fail(`${this.#where}: ${key} must be ${expected}`)
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 function addMissing<T>(into: Map<string, T>, from: ReadonlyMap<string, T>): void {

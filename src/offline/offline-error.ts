@@ -9,8 +9,3 @@
 export class OfflineError extends Error {
   override readonly name = 'OfflineError'
 }
-
-/** The message of an error, or the value as text. */
-export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
-}

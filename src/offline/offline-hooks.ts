@@ -17,7 +17,7 @@ import type { BuildWebhooksOptions } from '../engine/hooks/webhook-hooks.js'
 import { silentLogger } from '../runtime/diagnostics/logger.js'
 import type { Logger } from '../runtime/diagnostics/logger.js'
 import { OfflineError } from './offline-error.js'
-import { messageOf } from './offline-error.js'
+import { messageOf } from '../core/message-of.js'
 
 /** What picks the hook of an offline sync: a URL or a module, and whether the parent is finalizing. */
 export interface OfflineHookOptions {

@@ -12,6 +12,7 @@ import type { ChildRule } from '../api/composite-controller-spec.js'
 import { gvkKey } from '../api/hook-model.js'
 import { isClusterScoped, isResourceOf } from '../api/resource-names.js'
 import type { ResourceInfo } from '../kube/resource-map.js'
+import { kindScope } from '../sdk/resource-scope.js'
 
 /** Which list of the controller's spec a rule comes from. */
 export type RuleField = 'childResources' | 'attachments'
@@ -69,8 +70,9 @@ export function resourceOf(rule: ResolvedRule): ResourceInfo {
 }
 
 /**
- * The resource of the parent (a decorator's target): namespaced as its `--crd` says, else when
- * the sample has a namespace.
+ * The resource of the parent (a decorator's target): its scope by the engine's rules
+ * (`kindScope`: its `--crd`, else the built-in kinds' table), else namespaced when the sample has
+ * a namespace.
  */
 export function parentResourceOf(
   resource: string,
@@ -78,29 +80,9 @@ export function parentResourceOf(
   crds: readonly KubeObject[]
 ): ResourceInfo {
   const info = offlineResource(parent.apiVersion, resource, parent.kind)
-  const group = info.ref.group
-  const crd = crds.map(crdNames).find((n) => n?.group === group && n.plural === resource)
-  const namespaced = crd?.namespaced ?? (parent.metadata.namespace ?? '') !== ''
+  const scope = kindScope(parent.apiVersion, parent.kind, crds, resource)
+  const namespaced = scope.namespaced ?? (parent.metadata.namespace ?? '') !== ''
   return { ...info, ref: { ...info.ref, namespaced } }
-}
-
-/** What a CustomResourceDefinition says of its resource. */
-export interface CrdNames {
-  readonly group: string
-  readonly plural: string
-  readonly kind: string
-  readonly namespaced: boolean
-}
-
-/** The names of a CustomResourceDefinition; undefined when it is not one. */
-export function crdNames(crd: KubeObject): CrdNames | undefined {
-  const spec = crd['spec']
-  if (!isJsonObject(spec) || !isJsonObject(spec['names'])) return undefined
-  const { group, scope } = spec
-  const { plural, kind } = spec['names']
-  if (typeof group !== 'string' || typeof plural !== 'string' || typeof kind !== 'string')
-    return undefined
-  return { group, plural, kind, namespaced: scope !== 'Cluster' }
 }
 
 /** What an offline sync starts from: the parent, CRDs, resolved rules and observed objects. */

@@ -9,7 +9,8 @@ import { objectKey } from '../core/object-key.js'
 import { groupOf } from '../core/owner-references.js'
 import { isResourceOf, kindOf } from '../api/resource-names.js'
 import { OfflineError } from './offline-error.js'
-import { crdNames, describeObject, describeRule, resourceOf, typeOf } from './offline-resource.js'
+import { crdNames } from '../sdk/resource-scope.js'
+import { describeObject, describeRule, resourceOf, typeOf } from './offline-resource.js'
 import type { ResolvedRule, RuleField } from './offline-resource.js'
 
 /** The rule an observed object belongs to; the rule takes the object's kind. */

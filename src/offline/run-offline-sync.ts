@@ -21,7 +21,8 @@ import type { SyncAnswer, SyncResponse, SyncStrategy } from '../engine/sync/run-
 import { WriteRecorder } from '../engine/sync/write-recorder.js'
 import type { RecordedWrite } from '../engine/sync/write-recorder.js'
 import type { FakeCluster } from '../in-memory/fake-cluster.js'
-import { messageOf, OfflineError } from './offline-error.js'
+import { messageOf } from '../core/message-of.js'
+import { OfflineError } from './offline-error.js'
 import type { OfflineHooks } from './offline-hooks.js'
 import { writtenChildren } from './written-children.js'
 

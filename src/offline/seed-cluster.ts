@@ -10,7 +10,8 @@ import { ObjectStore } from '../runtime/informers/object-store.js'
 import type { ObjectReader } from '../runtime/informers/object-store.js'
 import type { EventSink } from '../engine/events/event-recorder.js'
 import { FakeCluster } from '../in-memory/fake-cluster.js'
-import { messageOf, OfflineError } from './offline-error.js'
+import { messageOf } from '../core/message-of.js'
+import { OfflineError } from './offline-error.js'
 
 /** Events a render's sync asks for go nowhere: there is no cluster to record them in. */
 export const NO_EVENTS: EventSink = { record: () => undefined }

@@ -18,7 +18,7 @@ import type {
   CompositeController,
   CompositeObserved,
 } from '../engine/composite/sync-composite-parent.js'
-import { DEFAULT_REVISION_NAMESPACE } from '../engine/engine.js'
+import { DEFAULT_REVISION_NAMESPACE } from '../engine/engine-options.js'
 import { webhookCompositeHooks } from '../engine/hooks/webhook-hooks.js'
 import type { RolloutOutcome } from '../engine/rollout/assemble-rollout.js'
 import { inProcessHooks } from '../sdk/in-process.js'

@@ -1,8 +1,8 @@
 import type { JsonObject, KubeObject } from '../core/kube-object.js'
 import { hookCodec } from '../api/wire/codecs.js'
 import { checkDesiredAttachments, checkDesiredChildren } from './check-desired-objects.js'
-import { crdVersionSchema } from './crd-schema.js'
-import { parentSchemaMismatch } from './parent-schema-check.js'
+import { parentSchemaMismatch, parentSchemaOf } from './parent-schema-check.js'
+import { crdNames, kindScope } from './resource-scope.js'
 import type {
   CompositeHook,
   CompositeRequest,
@@ -35,26 +35,110 @@ export interface CompositeFixture<Parent extends ObjectLike, Child extends Objec
   readonly finalizing?: boolean
   /** The parent's CRD (parsed YAML): the parent is checked against its schema first. */
   readonly parentCrd?: unknown
+  /**
+   * The parent kind's scope, for a custom kind given without `parentCrd`: `Cluster` for a
+   * cluster-scoped parent (its namespaced children must then name their namespace). Built-in
+   * kinds (`Namespace`) and kinds whose CRD is given need none.
+   */
+  readonly scope?: FixtureScope
 }
 
+/** A kind's scope, as a CRD's `spec.scope` says it. */
+export type FixtureScope = 'Namespaced' | 'Cluster'
+
 /**
- * The parent the children are checked against. A fixture without a namespace is taken as a
- * namespaced parent in `default` (fixtures often leave it out), unless its CRD says the kind is
- * cluster-scoped: only then must namespaced children name their namespace.
+ * The parent the children are checked against, scoped by the engine's rules (`kindScope`: its
+ * CRD, else the built-in kinds' table, so a Namespace is cluster-scoped), or by the fixture's
+ * `scope`. A fixture without a namespace whose kind is namespaced or unknown is taken as in
+ * `default` (fixtures often leave it out): only a cluster-scoped parent's namespaced children
+ * must name their namespace.
  */
-function checkedParent(object: ObjectLike, crd: unknown): KubeObject {
+function checkedParent(
+  object: ObjectLike,
+  crd: unknown,
+  scope: FixtureScope | undefined
+): KubeObject {
   const parent = structuredClone(object) as unknown as KubeObject
-  const scope = (crd as { spec?: { scope?: unknown } } | undefined)?.spec?.scope
-  if (parent.metadata.namespace !== undefined || scope === 'Cluster') return parent
+  if (parent.metadata.namespace !== undefined) return parent
+  const namespaced =
+    scope === undefined
+      ? kindScope(parent.apiVersion, parent.kind, crd === undefined ? [] : [crd]).namespaced
+      : scope === 'Namespaced'
+  if (namespaced === false) return parent
   return { ...parent, metadata: { ...parent.metadata, namespace: 'default' } }
 }
 
-/** Throws the `serveHooks` 422 message when the fixture does not match the CRD. */
+/** Throws the `serveHooks` 422 message when the fixture does not match its kind's CRD. */
 function checkFixture(object: ObjectLike, crd: unknown): void {
   if (crd === undefined) return
-  const mismatch = parentSchemaMismatch(object as JsonObject, crdVersionSchema(crd).schema)
+  const schema = parentSchemaOf(object as JsonObject, [crd])
+  if (schema === undefined) {
+    const names = crdNames(crd)
+    throw new TypeError(
+      `fixture ${object.kind ?? ''}: the CRD given serves ${names?.kind ?? 'no kind'}` +
+        `${names === undefined ? '' : `.${names.group}`}, not ${object.apiVersion ?? ''} ${object.kind ?? ''}`
+    )
+  }
+  const mismatch = parentSchemaMismatch(object as JsonObject, schema)
   if (mismatch !== undefined) throw new TypeError(`fixture ${mismatch.message}`)
 }
+
+/** What one controller kind's helper does differently: its request, its decoding, its checks. */
+interface HelperKind<Decoded> {
+  readonly controllerKind: 'CompositeController' | 'DecoratorController'
+  /** The kind's own request fields, around `controller`, `related` and `finalizing`. */
+  request(common: CommonRequest): unknown
+  decode(text: string, hook: 'sync' | 'finalize'): Decoded
+  check(decoded: Decoded, parent: KubeObject, controller: KubeObject | undefined): void
+}
+
+/** The request fields both kinds share. */
+interface CommonRequest {
+  readonly controller: KubeObject
+  readonly related: Readonly<Record<string, unknown>>
+  readonly finalizing: boolean
+}
+
+/** The fixture fields both kinds share. */
+interface CommonFixture {
+  readonly related?: Readonly<Record<string, unknown>>
+  readonly controller?: KubeObject
+  readonly finalizing?: boolean
+  readonly scope?: FixtureScope
+}
+
+/**
+ * The one path of both helpers: the subject checked against its CRD, the hook called with a
+ * copy of the request, its answer decoded strictly and checked as the engine would.
+ */
+async function callChecked<Decoded>(
+  kind: HelperKind<Decoded>,
+  hook: (request: never) => unknown,
+  subject: ObjectLike,
+  crd: unknown,
+  fixture: CommonFixture
+): Promise<Decoded> {
+  checkFixture(subject, crd)
+  const common: CommonRequest = {
+    controller: fixture.controller ?? {
+      apiVersion: 'metacontroller.k8s.io/v1alpha1',
+      kind: kind.controllerKind,
+      metadata: { name: 'test' },
+      spec: {},
+      status: {},
+    },
+    related: fixture.related ?? {},
+    finalizing: fixture.finalizing ?? false,
+  }
+  const response = await (hook as (request: unknown) => unknown)(
+    structuredClone(kind.request(common))
+  )
+  const decoded = kind.decode(JSON.stringify(response), common.finalizing ? 'finalize' : 'sync')
+  kind.check(decoded, checkedParent(subject, crd, fixture.scope), fixture.controller)
+  return decoded
+}
+
+const codec = hookCodec('v2')
 
 /**
  * Calls a composite hook with a fixture request, no HTTP, and checks its answer as the engine
@@ -77,29 +161,24 @@ export async function callCompositeHook<
   hook: CompositeHook<Parent, Child, Status>,
   fixture: CompositeFixture<Parent, Child>
 ): Promise<CheckedCompositeResponse<Child, Status>> {
-  checkFixture(fixture.parent, fixture.parentCrd)
-  const request: CompositeRequest<Parent, Child> = {
-    controller: fixture.controller ?? {
-      apiVersion: 'metacontroller.k8s.io/v1alpha1',
-      kind: 'CompositeController',
-      metadata: { name: 'test' },
-      spec: {},
-      status: {},
+  const decoded = await callChecked(
+    {
+      controllerKind: 'CompositeController',
+      request: (common) => ({
+        ...common,
+        parent: fixture.parent,
+        children: fixture.children ?? {},
+      }),
+      decode: (text, name) =>
+        codec.decodeCompositeSync(text, { hook: name, mode: 'strict' }).response,
+      check: (answer, parent, controller) => {
+        checkDesiredChildren(answer.children, parent, controller)
+      },
     },
-    parent: fixture.parent,
-    children: fixture.children ?? {},
-    related: fixture.related ?? {},
-    finalizing: fixture.finalizing ?? false,
-  }
-  const response = await hook(structuredClone(request))
-  const decoded = hookCodec('v2').decodeCompositeSync(JSON.stringify(response), {
-    hook: request.finalizing ? 'finalize' : 'sync',
-    mode: 'strict',
-  }).response
-  checkDesiredChildren(
-    decoded.children,
-    checkedParent(fixture.parent, fixture.parentCrd),
-    fixture.controller
+    hook,
+    fixture.parent,
+    fixture.parentCrd,
+    fixture
   )
   return {
     status: decoded.status as Status | null,
@@ -139,6 +218,8 @@ export interface DecoratorFixture<Target extends ObjectLike, Attachment extends 
   readonly finalizing?: boolean
   /** The target's CRD (parsed YAML), when it is a custom resource: checked against first. */
   readonly objectCrd?: unknown
+  /** The target kind's scope, for a custom kind given without `objectCrd` (see `CompositeFixture.scope`). */
+  readonly scope?: FixtureScope
 }
 
 /**
@@ -163,29 +244,24 @@ export async function callDecoratorHook<
   hook: DecoratorHook<Target, Attachment, Status>,
   fixture: DecoratorFixture<Target, Attachment>
 ): Promise<CheckedDecoratorResponse<Attachment, Status>> {
-  checkFixture(fixture.object, fixture.objectCrd)
-  const request: DecoratorRequest<Target, Attachment> = {
-    controller: fixture.controller ?? {
-      apiVersion: 'metacontroller.k8s.io/v1alpha1',
-      kind: 'DecoratorController',
-      metadata: { name: 'test' },
-      spec: {},
-      status: {},
+  const decoded = await callChecked(
+    {
+      controllerKind: 'DecoratorController',
+      request: (common) => ({
+        ...common,
+        object: fixture.object,
+        attachments: fixture.attachments ?? {},
+      }),
+      decode: (text, name) =>
+        codec.decodeDecoratorSync(text, { hook: name, mode: 'strict' }).response,
+      check: (answer, target, controller) => {
+        checkDesiredAttachments(answer.attachments, target, controller)
+      },
     },
-    object: fixture.object,
-    attachments: fixture.attachments ?? {},
-    related: fixture.related ?? {},
-    finalizing: fixture.finalizing ?? false,
-  }
-  const response = await hook(structuredClone(request))
-  const decoded = hookCodec('v2').decodeDecoratorSync(JSON.stringify(response), {
-    hook: request.finalizing ? 'finalize' : 'sync',
-    mode: 'strict',
-  }).response
-  checkDesiredAttachments(
-    decoded.attachments,
-    checkedParent(fixture.object, fixture.objectCrd),
-    fixture.controller
+    hook,
+    fixture.object,
+    fixture.objectCrd,
+    fixture
   )
   return {
     labels: decoded.labels,

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { CompositeHooks, DecoratorHooks } from '../api/controller-hooks.js'
+import type { CompositeHooks, DecoratorHooks, SyncHooks } from '../api/controller-hooks.js'
 import type {
   CompositeSyncRequest,
   CompositeSyncResponse,
@@ -18,11 +18,9 @@ import type { KubeObject } from '../core/kube-object.js'
 import { hookCodec } from '../api/wire/codecs.js'
 import type {
   CompositeHook,
-  CompositeRequest,
   CustomizeHook,
   CustomizeHookRequest,
   DecoratorHook,
-  DecoratorRequest,
   ObjectLike,
 } from './hook-types.js'
 
@@ -34,18 +32,67 @@ export type EngineDecoratorHooks = Omit<DecoratorHooks, 'close'>
 
 const codec = hookCodec('v2')
 
-function adaptComposite(
-  hook: CompositeHook,
+/** How one controller kind's sync and finalize requests cross to a hook and back. */
+interface InProcessKind<Request, Response> {
+  encode(request: Request): unknown
+  decode(text: string, hook: 'sync' | 'finalize'): Response
+}
+
+const COMPOSITE: InProcessKind<CompositeSyncRequest, CompositeSyncResponse> = {
+  encode: (request) => codec.encodeCompositeSync(request),
+  decode: (text, hook) => codec.decodeCompositeSync(text, { hook, mode: 'strict' }).response,
+}
+
+const DECORATOR: InProcessKind<DecoratorSyncRequest, DecoratorSyncResponse> = {
+  encode: (request) => codec.encodeDecoratorSync(request),
+  decode: (text, hook) => codec.decodeDecoratorSync(text, { hook, mode: 'strict' }).response,
+}
+
+function adapt<Request, Response>(
+  kind: InProcessKind<Request, Response>,
+  hook: (request: never) => unknown,
   name: 'sync' | 'finalize'
-): (request: CompositeSyncRequest, signal: AbortSignal) => Promise<CompositeSyncResponse> {
+): HookFunction<Request, Response> {
   return async (request) => {
     // A copy: the engine's objects are its cache, and a hook may change what it is given.
-    const wire = structuredClone(codec.encodeCompositeSync(request)) as unknown as CompositeRequest
+    const wire = structuredClone(kind.encode(request)) as never
     const response = await hook(wire)
     // Decoded from JSON exactly as a webhook's answer, so in-process and webhook hooks cannot
     // drift apart in what they may return.
-    return codec.decodeCompositeSync(JSON.stringify(response), { hook: name, mode: 'strict' })
-      .response
+    return kind.decode(JSON.stringify(response), name)
+  }
+}
+
+function adaptCustomize(hook: CustomizeHook): HookFunction<CustomizeRequest, CustomizeResponse> {
+  return async (request) => {
+    const wire = structuredClone(codec.encodeCustomize(request)) as unknown as CustomizeHookRequest
+    const response = await hook(wire)
+    return codec.decodeCustomize(JSON.stringify(response), { mode: 'strict' }).response
+  }
+}
+
+/** A controller's hook functions as an author writes them, of either kind. */
+export interface AuthoredHooks {
+  readonly sync?: (request: never) => unknown
+  readonly finalize?: (request: never) => unknown
+  readonly customize?: (request: never) => unknown
+}
+
+/** The one adapter of both kinds: each given hook wrapped for the engine. */
+function adaptHooks<Request, Response>(
+  kind: InProcessKind<Request, Response>,
+  hooks: AuthoredHooks
+): SyncHooks<Request, Response> & {
+  customize?: HookFunction<CustomizeRequest, CustomizeResponse>
+} {
+  const { sync, finalize, customize } = hooks
+  return {
+    ...(sync === undefined ? {} : { sync: adapt(kind, sync, 'sync') }),
+    ...(finalize === undefined ? {} : { finalize: adapt(kind, finalize, 'finalize') }),
+    // The author's types describe what the engine sends; at run time these are plain JSON.
+    ...(customize === undefined
+      ? {}
+      : { customize: adaptCustomize(customize as unknown as CustomizeHook) }),
   }
 }
 
@@ -67,36 +114,7 @@ export function inProcessHooks<
   readonly finalize?: CompositeHook<Parent, Child, Status>
   readonly customize?: CustomizeHook<Parent>
 }): EngineCompositeHooks {
-  // The author's types describe what the engine sends; at run time these are plain JSON.
-  const sync = hooks.sync as unknown as CompositeHook | undefined
-  const finalize = hooks.finalize as unknown as CompositeHook | undefined
-  const customize = hooks.customize as unknown as CustomizeHook | undefined
-  return {
-    ...(sync === undefined ? {} : { sync: adaptComposite(sync, 'sync') }),
-    ...(finalize === undefined ? {} : { finalize: adaptComposite(finalize, 'finalize') }),
-    ...(customize === undefined ? {} : { customize: adaptCustomize(customize) }),
-  }
-}
-
-function adaptCustomize(hook: CustomizeHook): HookFunction<CustomizeRequest, CustomizeResponse> {
-  return async (request) => {
-    const wire = structuredClone(codec.encodeCustomize(request)) as unknown as CustomizeHookRequest
-    const response = await hook(wire)
-    return codec.decodeCustomize(JSON.stringify(response), { mode: 'strict' }).response
-  }
-}
-
-function adaptDecorator(
-  hook: DecoratorHook,
-  name: 'sync' | 'finalize'
-): HookFunction<DecoratorSyncRequest, DecoratorSyncResponse> {
-  return async (request) => {
-    // Copied and strictly decoded for the same reasons as a composite hook (see adaptComposite).
-    const wire = structuredClone(codec.encodeDecoratorSync(request)) as unknown as DecoratorRequest
-    const response = await hook(wire)
-    return codec.decodeDecoratorSync(JSON.stringify(response), { hook: name, mode: 'strict' })
-      .response
-  }
+  return adaptHooks(COMPOSITE, hooks)
 }
 
 /**
@@ -123,13 +141,26 @@ export function inProcessDecoratorHooks<
   readonly finalize?: DecoratorHook<Target, Attachment, Status>
   readonly customize?: CustomizeHook<Target>
 }): EngineDecoratorHooks {
-  // The author's types describe what the engine sends; at run time these are plain JSON.
-  const sync = hooks.sync as unknown as DecoratorHook | undefined
-  const finalize = hooks.finalize as unknown as DecoratorHook | undefined
-  const customize = hooks.customize as unknown as CustomizeHook | undefined
-  return {
-    ...(sync === undefined ? {} : { sync: adaptDecorator(sync, 'sync') }),
-    ...(finalize === undefined ? {} : { finalize: adaptDecorator(finalize, 'finalize') }),
-    ...(customize === undefined ? {} : { customize: adaptCustomize(customize) }),
-  }
+  return adaptHooks(DECORATOR, hooks)
+}
+
+/**
+ * Adapts a controller's hooks, as a module exports them (`metactl dev`, `metactl render
+ * --hook-module`), for the engine of its kind: the one adapter of both kinds.
+ */
+export function inProcessHooksOf(
+  kind: 'CompositeController',
+  hooks: AuthoredHooks
+): EngineCompositeHooks
+export function inProcessHooksOf(
+  kind: 'DecoratorController',
+  hooks: AuthoredHooks
+): EngineDecoratorHooks
+export function inProcessHooksOf(
+  kind: 'CompositeController' | 'DecoratorController',
+  hooks: AuthoredHooks
+): EngineCompositeHooks | EngineDecoratorHooks {
+  return kind === 'CompositeController'
+    ? adaptHooks(COMPOSITE, hooks)
+    : adaptHooks(DECORATOR, hooks)
 }

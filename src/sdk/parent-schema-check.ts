@@ -6,7 +6,10 @@
  */
 import type { JsonObject } from '../core/kube-object.js'
 import { isJsonObject } from '../core/kube-object.js'
+import { groupOf } from '../core/owner-references.js'
 import type { CrdSchema } from './crd-schema.js'
+import { crdVersionSchema } from './crd-schema.js'
+import { crdOf } from './resource-scope.js'
 import { validateAgainstSchema } from './schema-validation.js'
 import type { SchemaViolation } from './schema-validation.js'
 
@@ -36,4 +39,24 @@ export function parentSchemaMismatch(
     field: first.path,
     violations,
   }
+}
+
+/**
+ * The schema `parent` is checked against: that of the version it names, in the CRD among `crds`
+ * of its own group and kind, as the API server picks it. Undefined when no CRD serves its kind (a
+ * built-in kind such as a Namespace, or a custom one whose CRD was not given): it is not checked.
+ *
+ * @throws CrdSchemaError when its CRD has no such version or no schema.
+ */
+export function parentSchemaOf(
+  parent: JsonObject,
+  crds: readonly unknown[]
+): CrdSchema | undefined {
+  const apiVersion = typeof parent['apiVersion'] === 'string' ? parent['apiVersion'] : ''
+  const kind = typeof parent['kind'] === 'string' ? parent['kind'] : ''
+  const crd = crdOf(crds, apiVersion, kind)
+  if (crd === undefined) return undefined
+  const group = groupOf(apiVersion)
+  const version = group === '' ? apiVersion : apiVersion.slice(group.length + 1)
+  return crdVersionSchema(crd, version === '' ? undefined : version).schema
 }

@@ -10,7 +10,7 @@ import { isJsonObject } from '../core/kube-object.js'
 import type { CrdSchema } from './crd-schema.js'
 import { crdVersionSchema } from './crd-schema.js'
 import type { Hook } from './hook-types.js'
-import { parentSchemaMismatch } from './parent-schema-check.js'
+import { parentSchemaMismatch, parentSchemaOf } from './parent-schema-check.js'
 
 /** Options of {@link serveHooks}. */
 export interface ServeHooksOptions {
@@ -21,10 +21,13 @@ export interface ServeHooksOptions {
   /** Largest request body accepted, in bytes (4 MiB); larger requests get 413. */
   readonly bodyLimitBytes?: number
   /**
-   * A CustomResourceDefinition (the object, as parsed from its YAML): each request's parent (or
-   * decorated object) is checked against its storage version's schema first, and a mismatch is
-   * answered 422 with the path of every bad field, instead of reaching the hook. Useful when the
-   * CRD in the cluster may be older than the hook, or objects predate its validation.
+   * A CustomResourceDefinition, or a list of them (the objects, as parsed from YAML): each
+   * request's parent (or decorated object) is checked against the schema of the version it names,
+   * in the CRD of its own group and kind, first, and a mismatch is answered 422 with the path of
+   * every bad field, instead of reaching the hook. A parent of another kind (a DecoratorController
+   * target such as a Namespace, served by the same server) is not checked, as the API server
+   * would not check it against that CRD. Useful when the CRD in the cluster may be older than the
+   * hook, or objects predate its validation.
    */
   readonly parentCrd?: unknown
   /** Receives one line per failed request (stderr as JSON by default). */
@@ -56,18 +59,34 @@ class HttpError extends Error {
   }
 }
 
-/** Answers 422 when the request's parent does not match the CRD schema. */
-function checkParent(request: unknown, schema: CrdSchema): void {
+/** Answers 422 when the request's parent does not match the schema of its kind's CRD. */
+function checkParent(request: unknown, crds: readonly unknown[]): void {
   if (!isJsonObject(request)) throw new HttpError(400, 'request body is not a JSON object')
   const parent = request['parent'] ?? request['object']
   if (!isJsonObject(parent))
     throw new HttpError(422, 'request has no parent object', { field: 'parent' })
+  let schema: CrdSchema | undefined
+  try {
+    schema = parentSchemaOf(parent, crds)
+  } catch (error) {
+    // A parent of a version its CRD does not serve: the API server would not have stored it.
+    throw new HttpError(422, `parent ${String(parent['kind'])}: ${(error as Error).message}`)
+  }
+  if (schema === undefined) return
   const mismatch = parentSchemaMismatch(parent, schema)
   if (mismatch === undefined) return
   throw new HttpError(422, mismatch.message, {
     field: mismatch.field,
     violations: mismatch.violations,
   })
+}
+
+/** The `parentCrd` option as a list, each CRD checked up front so a bad one fails at start. */
+function parentCrds(option: unknown): readonly unknown[] {
+  if (option === undefined) return []
+  const crds = Array.isArray(option) ? (option as unknown[]) : [option]
+  for (const crd of crds) crdVersionSchema(crd)
+  return crds
 }
 
 function readBody(req: IncomingMessage, limit: number): Promise<string> {
@@ -106,9 +125,10 @@ function send(res: ServerResponse, status: number, body: string, type = 'applica
  * JSON; the engine that calls it validates the answer.
  *
  * A hook that throws answers 500 with the error's message (the engine records it in a Warning
- * event on the parent) and logs a line. With `parentCrd`, a parent that does not match the CRD's
- * schema answers 422 `{ error, field, violations }` without calling the hook. Bodies that are not JSON get 400, wrong content types
- * 415, other methods 405.
+ * event on the parent) and logs a line. With `parentCrd`, a parent that does not match the
+ * schema of its own kind's CRD answers 422 `{ error, field, violations }` without calling the
+ * hook; parents of other kinds are not checked. Bodies that are not JSON get 400, wrong content
+ * types 415, other methods 405.
  *
  * @example
  * ```ts
@@ -124,8 +144,7 @@ export async function serveHooks(
   options: ServeHooksOptions = {}
 ): Promise<HookServer> {
   const limit = options.bodyLimitBytes ?? 4 * 1024 * 1024
-  const schema =
-    options.parentCrd === undefined ? undefined : crdVersionSchema(options.parentCrd).schema
+  const crds = parentCrds(options.parentCrd)
   const log =
     options.log ??
     ((entry): void => {
@@ -151,7 +170,7 @@ export async function serveHooks(
     } catch {
       throw new HttpError(400, 'request body is not JSON')
     }
-    if (schema !== undefined) checkParent(request, schema)
+    if (crds.length > 0) checkParent(request, crds)
     let response: unknown
     try {
       response = await hook(request)

@@ -10,6 +10,7 @@ import type { DynamicClient, ResourceRef } from '../kube/dynamic-client.js'
 import { EVENTS } from '../kube/well-known-resources.js'
 import { waitFor, WaitTimeoutError } from '../runtime/clock/wait-for.js'
 import type { WaitForOptions } from '../runtime/clock/wait-for.js'
+import { messageOf } from '../core/message-of.js'
 
 /** The parent to wait on. */
 export interface ParentRef {
@@ -79,8 +80,7 @@ export async function waitForParent<T>(
         ? 'the parent was never read'
         : `status ${JSON.stringify(last['status'] ?? null)}`
     const syncError = await lastSyncError(client, parent).catch(
-      (cause: unknown) =>
-        `events unreadable: ${cause instanceof Error ? cause.message : String(cause)}`
+      (cause: unknown) => `events unreadable: ${messageOf(cause)}`
     )
     throw new WaitTimeoutError(`${error.message}; ${status}; ${syncError}`, { cause: error })
   }

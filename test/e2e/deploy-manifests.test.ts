@@ -383,9 +383,9 @@ describe('deploy manifests', () => {
       const exampleObjects = parseManifests(example, 'deploy/examples/podservice')
       assert.deepEqual(
         kindsOf(exampleObjects),
-        [...kindsOf(objects), 'ClusterRole/metacontroller-ts:podservice'].sort()
+        [...kindsOf(objects), 'ClusterRole/metacontroller-ts:podservice-controller'].sort()
       )
-      const role = find(exampleObjects, 'ClusterRole', 'metacontroller-ts:podservice')
+      const role = find(exampleObjects, 'ClusterRole', 'metacontroller-ts:podservice-controller')
       assert.equal(role.metadata.labels?.['metacontroller-ts.dev/aggregate-to-controllers'], 'true')
       const resources = rulesOf(role).flatMap((r) =>
         r.apiGroups.flatMap((g) => r.resources.map((x) => `${g}/${x}`))

@@ -1,16 +1,52 @@
 // Keeps the docs honest about what the code does: the flag defaults docs/deploy.md lists are
-// the ones `metactl run --help` shows, and no doc points at a file outside the repository.
+// the ones `metactl run --help` shows, no doc points at a file that is not there, the README
+// lists every command, and nothing is said twice. The checks live in test/support/docs/.
 import assert from 'node:assert/strict'
+import { execFileSync } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { describe, it } from 'node:test'
 import { runCommand } from '../../src/cli/commands/run.js'
+import { scaffoldFiles } from '../../src/cli/init/init-command.js'
+import { scaffoldNames } from '../../src/cli/init/scaffold-names.js'
+import { missingCommands, registeredCommands, tableCommands } from '../support/docs/cli-commands.js'
+import { repeatedParagraphs } from '../support/docs/repeated-paragraphs.js'
+import { missingPaths, subjectFolders, withFolders } from '../support/docs/repository-paths.js'
 
 function markdownFiles(): string[] {
   const docs = readdirSync('docs')
     .filter((f) => f.endsWith('.md'))
     .map((f) => join('docs', f))
   return ['README.md', 'CHANGELOG.md', ...docs, 'examples/podservice/README.md']
+}
+
+/** The docs that describe the code as it is now (the CHANGELOG records how it was). */
+function currentDocs(): string[] {
+  const examples = readdirSync('examples').map((dir) => join('examples', dir, 'README.md'))
+  return markdownFiles()
+    .filter((file) => file !== 'CHANGELOG.md')
+    .concat(examples.filter((file) => existsSync(file)))
+    .filter((file, i, all) => all.indexOf(file) === i)
+}
+
+/** Every file of the repository (tracked or new, not ignored), with its folders. */
+function repositoryTree(): Set<string> {
+  const listed = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], {
+    encoding: 'utf8',
+  })
+  return withFolders(listed.split('\n').filter((f) => f !== '' && existsSync(f)))
+}
+
+/** The files `metactl init` writes: README.md and the guides name them as the project's. */
+function scaffoldedProject(): Set<string> {
+  const names = scaffoldNames({
+    name: 'my-controller',
+    kind: 'Greeting',
+    group: 'example.com',
+    version: 'v1',
+  })
+  const versions = { metacontrollerTs: '0', typescript: '0', tsx: '0', typesNode: '0', yaml: '0' }
+  return withFolders(Object.keys(scaffoldFiles(names, versions)))
 }
 
 describe('docs', () => {
@@ -52,30 +88,26 @@ describe('docs', () => {
     assert.deepEqual(problems, [])
   })
 
-  it('says each thing once: no paragraph of README.md or docs/*.md is repeated', () => {
-    const files = markdownFiles().filter((f) => f === 'README.md' || f.startsWith('docs/'))
-    const seen = new Map<string, string>()
-    const repeated: string[] = []
-    for (const file of files) {
-      for (const paragraph of paragraphsOf(readFileSync(file, 'utf8'))) {
-        const first = seen.get(paragraph)
-        if (first === undefined) seen.set(paragraph, file)
-        else
-          repeated.push(`${file} repeats a paragraph of ${first}: "${paragraph.slice(0, 60)}..."`)
-      }
-    }
-    assert.deepEqual(repeated, [])
+  it('names only repository paths that exist (from the root, src/ or the folders it is about)', () => {
+    const tree = repositoryTree()
+    const project = scaffoldedProject()
+    const missing = currentDocs().flatMap((file) => {
+      const text = readFileSync(file, 'utf8')
+      const bases = subjectFolders(file, text, tree)
+      return missingPaths(file, text, { tree, bases, others: [project] })
+    })
+    assert.deepEqual(missing, [])
+  })
+
+  it('README.md lists every metactl command in its CLI table', async () => {
+    const listed = tableCommands(readFileSync('README.md', 'utf8'))
+    assert.deepEqual(missingCommands(await registeredCommands(), listed), [])
+  })
+
+  it('says each thing once: no paragraph of README.md or docs/*.md repeats another, in any words', () => {
+    const docs = markdownFiles()
+      .filter((file) => file === 'README.md' || file.startsWith('docs/'))
+      .map((file) => ({ file, text: readFileSync(file, 'utf8') }))
+    assert.deepEqual(repeatedParagraphs(docs), [])
   })
 })
-
-/**
- * The prose paragraphs of a Markdown text, whitespace folded: code blocks, headings, tables and
- * short lines (list stubs, "Examples:") are left out, being legitimately alike across files.
- */
-function paragraphsOf(text: string): string[] {
-  return text
-    .replace(/```[\s\S]*?```/g, '')
-    .split(/\n\s*\n/)
-    .map((p) => p.split(/\s+/).join(' ').trim())
-    .filter((p) => p.length >= 60 && !p.startsWith('#') && !p.startsWith('|'))
-}

@@ -44,6 +44,7 @@ import { HookResponseError } from '../hook-response-error.js'
 import type { HookResponseSource } from '../hook-response-error.js'
 import { findDuplicateKeys } from './duplicate-keys.js'
 import type { JsonPathSegment } from './duplicate-keys.js'
+import { messageOf } from '../../core/message-of.js'
 
 /** A decoded response, plus the problems that were tolerated. */
 export interface DecodedResponse<T> {
@@ -219,7 +220,7 @@ class ResponseReader {
       const value: unknown = JSON.parse(this.body)
       return value
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error)
+      const reason = messageOf(error)
       throw new HookResponseError('syntax', this.source, [`invalid JSON: ${reason}`], {
         cause: error,
       })

@@ -15,10 +15,10 @@ import { isJsonObject } from '../../core/kube-object.js'
 import { controllerRefOf, groupOf } from '../../core/owner-references.js'
 import { isResourceOf } from '../../api/resource-names.js'
 import { parseManifests } from '../../cluster/install-crds.js'
-import { crdVersionSchema } from '../../sdk/crd-schema.js'
+import { parentSchemaOf } from '../../sdk/parent-schema-check.js'
 import { validateAgainstSchema } from '../../sdk/schema-validation.js'
-import { messageOf } from '../../offline/offline-error.js'
-import { crdNames, describeObject } from '../../offline/offline-resource.js'
+import { messageOf } from '../../core/message-of.js'
+import { describeObject } from '../../offline/offline-resource.js'
 import type { OfflineInputs, ResolvedRule, RuleField } from '../../offline/offline-resource.js'
 import { resolveRules } from '../../offline/resolve-rules.js'
 import { CliError } from '../cli-error.js'
@@ -137,17 +137,12 @@ function readParentObject(
  * field: reason`).
  */
 function checkParentSchema(parent: KubeObject, crds: readonly KubeObject[]): void {
-  const group = groupOf(parent.apiVersion)
-  const crd = crds.find((c) => {
-    const names = crdNames(c)
-    return names?.group === group && names.kind === parent.kind
-  })
-  // CRDs given only for children leave the parent unchecked.
-  if (crd === undefined) return
-  const version = parent.apiVersion.slice(group.length + 1)
   let violations
   try {
-    violations = validateAgainstSchema(parent, crdVersionSchema(crd, version).schema)
+    // CRDs given only for children leave the parent unchecked.
+    const schema = parentSchemaOf(parent, crds)
+    if (schema === undefined) return
+    violations = validateAgainstSchema(parent, schema)
   } catch (error) {
     throw new CliError(`--crd: ${messageOf(error)}`)
   }
@@ -155,7 +150,7 @@ function checkParentSchema(parent: KubeObject, crds: readonly KubeObject[]): voi
   const causes = violations.map((v) => `${v.path}: ${v.message}`)
   const list = causes.length === 1 ? (causes[0] ?? '') : `[${causes.join(', ')}]`
   throw new CliError(
-    `--parent: ${parent.kind}.${group} "${parent.metadata.name ?? ''}" is invalid: ${list}`
+    `--parent: ${parent.kind}.${groupOf(parent.apiVersion)} "${parent.metadata.name ?? ''}" is invalid: ${list}`
   )
 }
 

@@ -6,7 +6,7 @@
  */
 import type { JsonObject } from '../../core/kube-object.js'
 import type { PlanEntry, WrittenPlan } from '../../engine/sync/written-plan.js'
-import { messageOf } from '../../offline/offline-error.js'
+import { messageOf } from '../../core/message-of.js'
 
 /** One line of the plan, as the text output prints it. */
 export function planLine(entry: PlanEntry): string {

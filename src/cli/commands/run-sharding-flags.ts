@@ -8,7 +8,7 @@
 import type { Command } from 'commander'
 import { Option } from 'commander'
 import { parseGoDuration } from '../../core/go-duration.js'
-import { LEADER_ELECTION_DEFAULTS } from '../../runtime/leader/leader-election.js'
+import { LEADER_ELECTION_DEFAULTS } from '../../runtime/leader/leader-election-defaults.js'
 import type { ShardField } from '../../runtime/ring/shard-selector.js'
 import { CliError } from '../cli-error.js'
 

@@ -4,7 +4,6 @@ import { InvalidDesiredChildError } from '../../api/desired-children.js'
 import type { KubeObject } from '../../core/kube-object.js'
 import type { RecordedWrite, SyncPlan, SyncReport } from '../../engine/index.js'
 import { NotSyncedError } from '../../runtime/queue/reconcile-errors.js'
-import { controllerHooks, hookExportName } from './controller-hooks.js'
 import { devLogger, shortEngineLine } from './dev-logger.js'
 import { describeHookError } from './hook-error.js'
 import { SyncReporter, describeSyncReport } from './sync-report.js'
@@ -209,45 +208,6 @@ describe('metactl dev reporter', () => {
       '10:00:00 two',
     ])
     assert.equal(timers.length, 0)
-  })
-})
-
-describe('metactl dev hooks by controller name', () => {
-  const sync = () => ({})
-  const controller = (kind: string, name: string): KubeObject => ({
-    apiVersion: 'metacontroller.k8s.io/v1alpha1',
-    kind,
-    metadata: { name },
-  })
-
-  it('names the export after metadata.name in camelCase', () => {
-    assert.equal(hookExportName('web-policy'), 'webPolicy')
-    assert.equal(hookExportName('static_site.v2'), 'staticSiteV2')
-    assert.equal(hookExportName('proj'), 'proj')
-  })
-
-  it("uses a controller's own export, else the top-level hooks", () => {
-    const own = { sync: () => ({ own: true }) }
-    const hooks = controllerHooks(
-      { sync, webPolicy: own },
-      [controller('DecoratorController', 'web-policy'), controller('CompositeController', 'site')],
-      'src/hook.ts'
-    )
-    assert.equal(hooks.get('web-policy')?.sync, own.sync)
-    assert.equal(hooks.get('web-policy')?.from, 'webPolicy')
-    assert.equal(hooks.get('site')?.sync, sync)
-  })
-
-  it('says which export to add when a controller has no hooks', () => {
-    assert.throws(
-      () =>
-        controllerHooks({ other: 1 }, [controller('DecoratorController', 'web-policy')], 'h.ts'),
-      /h\.ts has no hooks for DecoratorController web-policy: export webPolicy = \{ sync \}.*exports: other/
-    )
-    assert.throws(
-      () => controllerHooks({ webPolicy: sync }, [controller('X', 'web-policy')], 'h.ts'),
-      /export webPolicy .* must be an object with a sync function/
-    )
   })
 })
 

@@ -15,17 +15,18 @@ import type { KubeObject } from '../../core/kube-object.js'
 import { installCrds } from '../../cluster/install-crds.js'
 import { Engine } from '../../engine/index.js'
 import type { SyncReport } from '../../engine/index.js'
-import type { CompositeHook, CustomizeHook, DecoratorHook } from '../../sdk/hook-types.js'
-import { inProcessDecoratorHooks, inProcessHooks } from '../../sdk/in-process.js'
+import { inProcessHooksOf } from '../../sdk/in-process.js'
 import type { CliIo } from '../cli-io.js'
-import { controllerHooks } from './controller-hooks.js'
-import type { ControllerHookFunctions } from './controller-hooks.js'
+import { controllerHooks, HookExportError } from '../../sdk/hook-exports.js'
+import { CliError } from '../cli-error.js'
+import type { ControllerHookFunctions } from '../../sdk/hook-exports.js'
 import type { DevCluster } from './dev-cluster.js'
 import { devLogger } from './dev-logger.js'
 import { describeHookError } from './hook-error.js'
 import type { HookModule } from './hook-module.js'
 import type { ProjectManifests } from './project-manifests.js'
 import { describeSyncReport, SyncReporter } from './sync-report.js'
+import { messageOf } from '../../core/message-of.js'
 
 type Lease = Awaited<ReturnType<Engine['context']['informers']['acquire']>>
 
@@ -61,8 +62,7 @@ function watchedRules(controller: KubeObject): { apiVersion: string; resource: s
 }
 
 /** A message for a person, on the line it is part of: an error's first line, never its stack. */
-const messageOf = (error: unknown): string =>
-  (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? ''
+const firstLineOf = (error: unknown): string => messageOf(error).split('\n')[0] ?? ''
 
 /** A running dev session. */
 export class DevSession {
@@ -99,11 +99,17 @@ export class DevSession {
   static async start(options: DevSessionOptions): Promise<DevSession> {
     const session = new DevSession(options)
     session.#exports = await options.module.load()
-    session.#hooks = controllerHooks(
-      session.#exports,
-      options.manifests.controllers,
-      options.module.shown
-    )
+    try {
+      session.#hooks = controllerHooks(
+        session.#exports,
+        options.manifests.controllers,
+        options.module.shown
+      )
+    } catch (error) {
+      // Words for the terminal: which export to add.
+      if (error instanceof HookExportError) throw new CliError(error.message)
+      throw error
+    }
     await session.#engine.start()
     for (const controller of options.manifests.controllers) {
       const failure = await session.#tryStart(controller)
@@ -199,7 +205,7 @@ export class DevSession {
       hooks = controllerHooks(this.#exports, next.controllers, shown)
     } catch (error) {
       this.#say(
-        `reload of the manifests failed (${reason}); the previous controllers keep running: ${messageOf(error)}`
+        `reload of the manifests failed (${reason}); the previous controllers keep running: ${firstLineOf(error)}`
       )
       return
     }
@@ -211,7 +217,7 @@ export class DevSession {
       if (crds.length > 0) await installCrds(this.#options.cluster.client, crds)
     } catch (error) {
       this.#say(
-        `reload of the manifests failed (${reason}); the previous controllers keep running: ${messageOf(error)}`
+        `reload of the manifests failed (${reason}); the previous controllers keep running: ${firstLineOf(error)}`
       )
       return
     }
@@ -261,7 +267,7 @@ export class DevSession {
       return undefined
     } catch (error) {
       await this.#stop(nameOf(controller))
-      return `${controller.kind} ${nameOf(controller)} not started: ${messageOf(error)}`
+      return `${controller.kind} ${nameOf(controller)} not started: ${firstLineOf(error)}`
     }
   }
 
@@ -295,29 +301,13 @@ export class DevSession {
     if (controller.kind === 'DecoratorController') {
       await this.#engine.addDecoratorController({
         ...definition,
-        hooks: inProcessDecoratorHooks({
-          sync: functions.sync as DecoratorHook,
-          ...(functions.finalize === undefined
-            ? {}
-            : { finalize: functions.finalize as DecoratorHook }),
-          ...(functions.customize === undefined
-            ? {}
-            : { customize: functions.customize as CustomizeHook }),
-        }),
+        hooks: inProcessHooksOf('DecoratorController', functions),
       })
       return
     }
     await this.#engine.addCompositeController({
       ...definition,
-      hooks: inProcessHooks({
-        sync: functions.sync as CompositeHook,
-        ...(functions.finalize === undefined
-          ? {}
-          : { finalize: functions.finalize as CompositeHook }),
-        ...(functions.customize === undefined
-          ? {}
-          : { customize: functions.customize as CustomizeHook }),
-      }),
+      hooks: inProcessHooksOf('CompositeController', functions),
     })
   }
 

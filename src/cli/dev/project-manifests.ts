@@ -11,6 +11,7 @@ import type { KubeObject } from '../../core/kube-object.js'
 import { parseManifests } from '../../cluster/install-crds.js'
 import { manifestFilesIn } from '../../cluster/metacontroller-crds.js'
 import { CliError } from '../cli-error.js'
+import { messageOf } from '../../core/message-of.js'
 
 /** The manifests `metactl dev` applies and serves. */
 export interface ProjectManifests {
@@ -38,7 +39,7 @@ export function readProjectManifests(dir: string, projectDir: string): ProjectMa
     try {
       return parseManifests(readFileSync(file, 'utf8'), relative(projectDir, file))
     } catch (error) {
-      throw new CliError(error instanceof Error ? error.message : String(error))
+      throw new CliError(messageOf(error))
     }
   })
   const crds = objects.filter((o) => o.kind === 'CustomResourceDefinition')

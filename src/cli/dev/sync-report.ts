@@ -14,14 +14,11 @@ import { writeKey, writtenPlan } from '../../engine/index.js'
 import type { PlanEntry, SyncReport } from '../../engine/index.js'
 import { NotSyncedError, RetryAfterError } from '../../runtime/queue/reconcile-errors.js'
 import { describeHookError } from './hook-error.js'
+import { keyOf } from '../../core/object-key.js'
+import { messageOf } from '../../core/message-of.js'
 
 /** How many names a group of children shows before `+N more`. */
 const NAMES_SHOWN = 4
-
-/** A parent's `namespace/name`, or its name when cluster-scoped. */
-function keyOf(namespace: string | undefined, name: string): string {
-  return namespace === undefined || namespace === '' ? name : `${namespace}/${name}`
-}
 
 /** What a line says about a parent: `[controller] sync Kind ns/name`. */
 function subjectOf(report: SyncReport): string {
@@ -101,10 +98,6 @@ function describeChildren(report: SyncReport): string {
     ...Object.entries(rest).map(([verb, names]) => group(verb, names)),
     ...(failed.length === 0 ? [] : [group('failed', failed)]),
   ].join(', ')
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
 }
 
 /**

@@ -6,6 +6,7 @@
  */
 import { stringify } from 'yaml'
 import type { KubeObject } from '../../core/kube-object.js'
+import { rbacManifest } from '../rbac/rbac-manifest.js'
 import type { ScaffoldNames } from './scaffold-names.js'
 
 function yaml(...objects: readonly unknown[]): string {
@@ -98,48 +99,18 @@ export function controllerObject(n: ScaffoldNames): KubeObject {
   }
 }
 
-/** The label that adds a ClusterRole's rules to metacontroller-ts' engine (deploy/manifests). */
-export const AGGREGATE_TO_CONTROLLERS = 'metacontroller-ts.dev/aggregate-to-controllers'
-
 /**
- * `deploy/rbac.yaml`: what the engine may do to this controller's parents and children, as a
- * ClusterRole carrying metacontroller-ts' aggregation label (its engine's own role is
- * least-privilege); upstream Metacontroller's engine may do everything and ignores it.
+ * `deploy/rbac.yaml`: what the engine may do to this controller's parents and children, as
+ * `metactl rbac -f deploy/controller.yaml` prints it (one ClusterRole carrying metacontroller-ts'
+ * aggregation label; upstream Metacontroller's engine may do everything and ignores it).
  */
 function rbacYaml(n: ScaffoldNames): string {
-  const role = {
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'ClusterRole',
-    metadata: {
-      name: `metacontroller-ts:${n.name}`,
-      labels: { [AGGREGATE_TO_CONTROLLERS]: 'true' },
-    },
-    rules: [
-      {
-        apiGroups: [n.group],
-        resources: [n.plural],
-        verbs: ['get', 'list', 'watch', 'update', 'patch'],
-      },
-      {
-        apiGroups: [n.group],
-        resources: [`${n.plural}/status`],
-        verbs: ['get', 'update', 'patch'],
-      },
-      {
-        apiGroups: [''],
-        resources: ['configmaps'],
-        verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
-      },
-    ],
-  }
-  return (
-    '# What the engine may do to the parents and children of this controller. The label adds these\n' +
-    "# rules to metacontroller-ts' engine (its ClusterRole metacontroller-ts:controllers aggregates\n" +
-    "# every ClusterRole labelled so); upstream Metacontroller's engine may already do everything.\n" +
-    '# Add a rule here for every child type you add to deploy/controller.yaml.\n' +
-    yaml(role)
-  )
+  const source = { object: controllerObject(n), origin: 'deploy/controller.yaml' }
+  return rbacManifest([source], { command: SCAFFOLD_RBAC_COMMAND }).yaml
 }
+
+/** The command that writes the scaffold's `deploy/rbac.yaml`, run in the project. */
+export const SCAFFOLD_RBAC_COMMAND = 'metactl rbac -f deploy/controller.yaml'
 
 /** Every manifest file, by path. */
 export function manifestFiles(n: ScaffoldNames): Record<string, string> {

@@ -123,7 +123,7 @@ npx metactl tree ${n.kind.toLowerCase()}/hello
 | \`deploy/crd.yaml\` | the CRD: structural schema, validation, status, printer columns |
 | \`deploy/controller.yaml\` | the CompositeController; its webhook is the hook's Service |
 | \`deploy/hook.yaml\`, \`deploy/kustomization.yaml\` | the hook's Deployment and Service; \`kubectl apply -k deploy\` |
-| \`deploy/rbac.yaml\` | what the engine may do to the parents and children (aggregated into metacontroller-ts' engine role) |
+| \`deploy/rbac.yaml\` | what the engine may do to the parents and children (aggregated into metacontroller-ts' engine role), from \`npx metactl rbac -f deploy/controller.yaml\` |
 | \`vendor/\` | metacontroller-ts, packed by \`metactl init\` (the Dockerfile installs it from here) |
 | \`src/types.ts\` | the ${n.kind} types, generated from the CRD: \`npm run types\` after changing it |
 | \`src/hook.ts\` | the sync hook |
@@ -143,7 +143,8 @@ In a cluster: install an engine (metacontroller-ts' \`deploy/manifests\`, or ups
 Metacontroller), build and load the image (\`docker build -t ${n.name}-hook:dev .\`; metacontroller-ts
 comes from \`vendor/\`, so the build needs nothing outside this directory: commit \`vendor/\`), then
 \`kubectl apply -k deploy\`. \`deploy/rbac.yaml\` grants metacontroller-ts' engine its rights on
-your parents and children (add a rule when you add a child type). See metacontroller-ts'
+your parents and children: after changing \`deploy/controller.yaml\`, write it again with
+\`npx metactl rbac -f deploy/controller.yaml > deploy/rbac.yaml\`. See metacontroller-ts'
 docs/deploy-your-controller.md.
 `
 }

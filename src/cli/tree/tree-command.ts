@@ -14,6 +14,7 @@ import { clusterOptions, connectCluster } from '../cluster-connection.js'
 import type { ClusterConnection, ClusterFlags } from '../cluster-connection.js'
 import { buildOwnerTree, formatOwnerTree } from './owner-tree.js'
 import { preferredResources, resolveKind } from './resolve-kind.js'
+import { messageOf } from '../../core/message-of.js'
 
 interface TreeOptions extends ClusterFlags {
   readonly namespace: string
@@ -65,9 +66,7 @@ async function candidates(
       )
       return list.items.map((item) => ({ ...item, apiVersion: info.apiVersion, kind: info.kind }))
     } catch (error) {
-      warn(
-        `warning: cannot list ${info.ref.resource}: ${error instanceof Error ? error.message : String(error)}`
-      )
+      warn(`warning: cannot list ${info.ref.resource}: ${messageOf(error)}`)
       return []
     }
   })

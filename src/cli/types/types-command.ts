@@ -11,6 +11,7 @@ import { crdToTypeScript } from '../../sdk/crd-types.js'
 import { parseManifests } from '../../cluster/install-crds.js'
 import { CliError } from '../cli-error.js'
 import type { CliIo } from '../cli-io.js'
+import { messageOf } from '../../core/message-of.js'
 
 interface TypesOptions {
   readonly output?: string
@@ -30,7 +31,7 @@ function readCrd(file: string, name: string | undefined): unknown {
   try {
     objects = parseManifests(text, file)
   } catch (error) {
-    throw new CliError(error instanceof Error ? error.message : String(error))
+    throw new CliError(messageOf(error))
   }
   const crds = objects.filter(
     (o) => o.kind === 'CustomResourceDefinition' && (name === undefined || o.metadata.name === name)

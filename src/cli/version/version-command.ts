@@ -11,6 +11,7 @@ import type { CliIo } from '../cli-io.js'
 import { clusterOptions, connectCluster } from '../cluster-connection.js'
 import type { ClusterFlags } from '../cluster-connection.js'
 import { packageInfo } from '../package-info.js'
+import { messageOf } from '../../core/message-of.js'
 
 /** What `metactl version` reports. */
 export interface VersionReport {
@@ -34,7 +35,7 @@ async function serverVersion(flags: ClusterFlags): Promise<NonNullable<VersionRe
   try {
     connection = await connectCluster(flags, { timeoutMs: 5000 })
   } catch (error) {
-    return { error: error instanceof Error ? error.message : String(error) }
+    return { error: messageOf(error) }
   }
   try {
     const body = await connection.transport.requestJson<{ gitVersion?: string }>({
@@ -43,7 +44,7 @@ async function serverVersion(flags: ClusterFlags): Promise<NonNullable<VersionRe
     })
     return { version: body.gitVersion ?? 'unknown', url: connection.config.server }
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error)
+    const reason = messageOf(error)
     return { error: `${connection.config.server} did not answer: ${reason}` }
   } finally {
     await connection.close()

@@ -21,6 +21,7 @@
 import type { JsonObject, KubeObject } from '../../core/kube-object.js'
 import { isJsonObject } from '../../core/kube-object.js'
 import { compareGoStrings, marshalGoJson } from './marshal-go-json.js'
+import { messageOf } from '../../core/message-of.js'
 
 /** The annotation holding the JSON of what Metacontroller last applied to an object. */
 export const LAST_APPLIED_ANNOTATION = 'metacontroller.k8s.io/last-applied-configuration'
@@ -105,7 +106,7 @@ export function getLastApplied(object: KubeObject): JsonObject {
   try {
     parsed = JSON.parse(text)
   } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error)
+    const detail = messageOf(error)
     throw new LastAppliedError(object, `invalid JSON: ${detail}`, { cause: error })
   }
   // Go's json.Unmarshal into a map leaves the map empty for `null` and fails for other types.

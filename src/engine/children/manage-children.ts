@@ -21,6 +21,7 @@ import type { ChildApplier, ChildWrite, ChildWriteContext } from './child-applie
 import { deleteChild } from './delete-child.js'
 import { dynamicApplier } from './dynamic-applier.js'
 import type { ChildPlan, ChildType } from './plan-children.js'
+import { messageOf } from '../../core/message-of.js'
 
 export type { ChildType } from './plan-children.js'
 
@@ -114,7 +115,7 @@ export async function manageChildren(
   if (errors.length > 0) {
     throw new AggregateError(
       errors,
-      `cannot manage children: ${errors.map((e) => (e instanceof Error ? e.message : String(e))).join('; ')}`
+      `cannot manage children: ${errors.map((e) => messageOf(e)).join('; ')}`
     )
   }
   return result

@@ -11,6 +11,7 @@ import type { CompositeControllerSpec } from '../../api/composite-controller-spe
 import { parseLabelSelector } from '../../api/composite-controller-spec.js'
 import type { LabelSelectorSpec } from '../../api/hook-model.js'
 import { TerminalError } from '../../runtime/queue/reconcile-errors.js'
+import { messageOf } from '../../core/message-of.js'
 
 /** The label `generateSelector` injects and selects on. */
 export const CONTROLLER_UID_LABEL = 'controller-uid'
@@ -61,10 +62,7 @@ export function compositeSelector(
     )
     matches = compileLabelSelector(selector)
   } catch (error) {
-    throw new TerminalError(
-      `can't get label selector: ${error instanceof Error ? error.message : String(error)}`,
-      { cause: error }
-    )
+    throw new TerminalError(`can't get label selector: ${messageOf(error)}`, { cause: error })
   }
   if (selector === undefined || isEmptySelector(selector)) {
     throw new TerminalError(

@@ -17,18 +17,7 @@ import { RelatedObjectsManager } from './related-objects-manager.js'
 import { CUSTOMIZE_CACHE_CLEANUP_MS } from './customize-cache.js'
 import type { CustomizeCacheOptions } from './customize-cache.js'
 import { RelatedRuleError } from './related-objects.js'
-
-function settle(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve))
-}
-
-async function until(condition: () => boolean, what: string): Promise<void> {
-  for (let turn = 0; turn < 200; turn++) {
-    if (condition()) return
-    await settle()
-  }
-  assert.fail(`timed out waiting until ${what}`)
-}
+import { settle, settleMany, until } from '../../../test/support/event-loop-turns.js'
 
 /** One collection: a list held until `open()`, then a watch fed by `emit()`. */
 class FakeCollection implements ListWatcher {
@@ -299,7 +288,7 @@ describe('RelatedObjectsManager', () => {
     h.enqueued.length = 0
     cms.emit('ADDED', configMap('unlabelled', 'ns', '3'))
     cms.emit('MODIFIED', labelled)
-    for (let turn = 0; turn < 10; turn++) await settle()
+    await settleMany(10)
     assert.deepEqual(h.enqueued, [], 'an unselected object and a same-resourceVersion update')
     // The label moves away: the old version matched, so the parent is woken.
     cms.emit('MODIFIED', configMap('a', 'ns', '4'))

@@ -21,6 +21,7 @@ import type { EqualityTerm, LabelMatcher } from '../../core/label-selector.js'
 import type { HookVersion, ObjectsByType, RelatedResourceRule } from '../../api/hook-model.js'
 import { gvkKey } from '../../api/hook-model.js'
 import type { ObjectQuery, ObjectReader } from '../../runtime/informers/object-store.js'
+import { messageOf } from '../../core/message-of.js'
 
 /**
  * How a related rule selects objects (upstream's `relatedObjectsSelectionType`).
@@ -120,7 +121,7 @@ function compile(
     return compileLabelSelector(rule[field])
   } catch (error) {
     // The wire decoder validates selectors already; an in-process customize function may not.
-    const message = error instanceof Error ? error.message : String(error)
+    const message = messageOf(error)
     throw new RelatedRuleError(`related rule for ${describeRule(rule)}: ${field}: ${message}`)
   }
 }

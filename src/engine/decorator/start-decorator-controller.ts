@@ -18,6 +18,7 @@ import { attachmentRules } from './attachment-rules.js'
 import type { AttachmentType } from './attachment-rules.js'
 import { decoratorKind } from './decorator-kind.js'
 import type { DecoratorController, TargetRule } from './sync-decorator-target.js'
+import { messageOf } from '../../core/message-of.js'
 
 /** Compiles a resource rule's label and annotation selectors into one target matcher. */
 function targetMatcher(rule: DecoratorResourceRule, index: number): (t: KubeObject) => boolean {
@@ -27,10 +28,7 @@ function targetMatcher(rule: DecoratorResourceRule, index: number): (t: KubeObje
     return (target) =>
       labels(target.metadata.labels ?? {}) && annotations(target.metadata.annotations ?? {})
   } catch (error) {
-    throw new ControllerSpecError(
-      `spec.resources[${index}]`,
-      error instanceof Error ? error.message : String(error)
-    )
+    throw new ControllerSpecError(`spec.resources[${index}]`, messageOf(error))
   }
 }
 

@@ -10,6 +10,7 @@ import type {
 import { FakeClock } from '../../runtime/clock/fake-clock.js'
 import type { LogFields, Logger } from '../../runtime/diagnostics/logger.js'
 import { EventRecorder } from './event-recorder.js'
+import { settle, settleMany } from '../../../test/support/event-loop-turns.js'
 
 interface CreateCall {
   readonly ref: ResourceRef
@@ -304,7 +305,7 @@ describe('EventRecorder', () => {
     const flushing = recorder.flush().then(() => {
       flushed = true
     })
-    for (let turn = 0; turn < 10; turn++) await new Promise((resolve) => setImmediate(resolve))
+    await settleMany(10)
     assert.equal(flushed, false, 'still waiting for the held write')
     assert.equal(client.creates.length, 1, 'writes are made one after another')
     release()
@@ -318,7 +319,7 @@ describe('EventRecorder', () => {
     const flushing = recorder.flush().then(() => {
       flushed = true
     })
-    await new Promise((resolve) => setImmediate(resolve))
+    await settle()
     assert.equal(flushed, true, 'resolved within one turn of the event loop')
     await flushing
     assert.equal(client.creates.length, 0, 'nothing written')

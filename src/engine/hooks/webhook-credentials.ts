@@ -20,6 +20,7 @@ import type {
   ObjectKeyRef,
   WebhookSecuritySpec,
 } from '../../api/webhook-security-spec.js'
+import { messageOf } from '../../core/message-of.js'
 
 /** A Secret or ConfigMap a webhook's settings name. */
 export type CredentialKind = 'Secret' | 'ConfigMap'
@@ -120,9 +121,7 @@ function checkCertificates(pem: string, what: string): void {
     try {
       new X509Certificate(block)
     } catch (error) {
-      throw new WebhookCredentialError(
-        `${what}: invalid certificate: ${error instanceof Error ? error.message : String(error)}`
-      )
+      throw new WebhookCredentialError(`${what}: invalid certificate: ${messageOf(error)}`)
     }
   }
 }
@@ -150,7 +149,7 @@ async function resolveTls(
     createSecureContext({ cert, key })
   } catch (error) {
     throw new WebhookCredentialError(
-      `clientTLS Secret ${ref.namespace}/${ref.name}: invalid key pair: ${error instanceof Error ? error.message : String(error)}`
+      `clientTLS Secret ${ref.namespace}/${ref.name}: invalid key pair: ${messageOf(error)}`
     )
   }
   return { ...(ca === undefined ? {} : { ca }), cert, key }

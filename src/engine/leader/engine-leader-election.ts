@@ -13,7 +13,8 @@ import { KubeTransport } from '../../kube/kube-transport.js'
 import { LEASE_RESOURCE, LeaderElector, leaseRecord } from '../../runtime/leader/leader-election.js'
 import type { Logger } from '../../runtime/diagnostics/logger.js'
 import type { RuntimeMetrics } from '../../runtime/metrics/runtime-metrics.js'
-import type { EngineLeadership } from '../engine.js'
+import { startLeaseHolder } from '../leadership/engine-leadership.js'
+import type { EngineLeaseHolder } from '../leadership/engine-leadership.js'
 
 /** Options of {@link startEngineLeaderElection}. */
 export interface EngineLeaderElectionOptions {
@@ -28,93 +29,60 @@ export interface EngineLeaderElectionOptions {
 }
 
 /** A running election. */
-export interface EngineLeaderElection {
-  /** Pass to the engine. */
-  readonly leadership: EngineLeadership
-  /** This candidate's identity in the Lease. */
-  readonly identity: string
-  /** Resolves with the reason once leadership is lost (not on {@link release}). */
-  readonly lost: Promise<string>
-  /** Stops campaigning and, when leading, gives the Lease up for an immediate successor. */
-  release(): Promise<void>
-}
+export type EngineLeaderElection = EngineLeaseHolder
 
-/**
- * Starts campaigning for the Lease; returns at once.
- *
- * @remarks
- * The Lease is read and written over a connection of its own, outside the engine's client-side
- * rate limit and write guard, so a busy engine cannot starve its own renewals.
- */
+/** Starts campaigning for the Lease, on a connection of its own (see `startLeaseHolder`); returns at once. */
 export function startEngineLeaderElection(
   config: ClusterConfig,
   options: EngineLeaderElectionOptions
 ): EngineLeaderElection {
-  const transport = new KubeTransport(config, {
-    userAgent: 'metacontroller-ts/leader-election',
-    // A renewal must settle well within the renew deadline to count.
-    timeoutMs: Math.max(1000, options.retryPeriodMs * 2),
-  })
   const { log, metrics, name } = options
   let canWrite = false
-  let lead: () => void = () => undefined
-  const leading = new Promise<void>((resolve) => {
-    lead = resolve
-  })
-  let reportLost: (reason: string) => void = () => undefined
-  const lost = new Promise<string>((resolve) => {
-    reportLost = resolve
-  })
-  metrics?.leadershipCandidate(name)
-  const client = new DynamicClient(transport)
-  const elector = new LeaderElector({
-    client,
-    namespace: options.namespace,
-    name,
-    ...(options.identity === undefined ? {} : { identity: options.identity }),
-    leaseDurationMs: options.leaseDurationMs,
-    renewDeadlineMs: options.renewDeadlineMs,
+  const connection = {
+    userAgent: 'metacontroller-ts/leader-election',
     retryPeriodMs: options.retryPeriodMs,
-    log,
-    onStartedLeading: () => {
-      canWrite = true
-      metrics?.leadership(name, true)
-      lead()
-    },
-    onStoppedLeading: () => {
-      // First of all: from here on, every write of this process is refused.
-      canWrite = false
-      metrics?.leadership(name, false)
-    },
-  })
-  const informer = watchLeaseRelease(client, options.namespace, name, () => {
-    elector.nudge()
-  })
-  const stop = new AbortController()
-  const running = elector.run(stop.signal).then(
-    (reason) => {
-      if (reason !== 'stopped') reportLost(reason)
-    },
-    (error: unknown) => {
-      canWrite = false
-      reportLost(
-        `leader election failed: ${error instanceof Error ? error.message : String(error)}`
-      )
-    }
-  )
-  return {
-    leadership: { leading, canWrite: () => canWrite },
-    identity: elector.identity,
-    lost,
-    release: async () => {
-      stop.abort()
-      await running
-      await informer.stop()
-      canWrite = false
-      await elector.release()
-      await transport.close()
-    },
+    what: 'leader election',
   }
+  return startLeaseHolder(config, connection, ({ client, lead, leading }) => {
+    metrics?.leadershipCandidate(name)
+    const elector = new LeaderElector({
+      client,
+      namespace: options.namespace,
+      name,
+      ...(options.identity === undefined ? {} : { identity: options.identity }),
+      leaseDurationMs: options.leaseDurationMs,
+      renewDeadlineMs: options.renewDeadlineMs,
+      retryPeriodMs: options.retryPeriodMs,
+      log,
+      onStartedLeading: () => {
+        canWrite = true
+        metrics?.leadership(name, true)
+        lead()
+      },
+      onStoppedLeading: () => {
+        // First of all: from here on, every write of this process is refused.
+        canWrite = false
+        metrics?.leadership(name, false)
+      },
+    })
+    const informer = watchLeaseRelease(client, options.namespace, name, () => {
+      elector.nudge()
+    })
+    return {
+      identity: elector.identity,
+      leadership: { leading, canWrite: () => canWrite },
+      run: (signal: AbortSignal) =>
+        elector.run(signal).catch((error: unknown) => {
+          canWrite = false
+          throw error
+        }),
+      letGo: async () => {
+        await informer.stop()
+        canWrite = false
+        await elector.release()
+      },
+    }
+  })
 }
 
 /**

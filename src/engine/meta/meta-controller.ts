@@ -21,6 +21,7 @@ import type { HostedController } from '../loop/start-hosted-controller.js'
 import { CredentialWatch } from './credential-watch.js'
 import type { CredentialRef } from './credential-watch.js'
 import { hookMetricsFor } from '../metrics/hook-metrics.js'
+import { messageOf } from '../../core/message-of.js'
 
 /** How often discovery is refreshed while a controller waits for a resource (2 s). */
 export const WAITING_DISCOVERY_INTERVAL_MS = 2000
@@ -204,7 +205,7 @@ export class MetaController<Definition> {
     try {
       return await this.#meta.define(name, object, this.#context, this.#credentials.reader(refs))
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error)
+      const message = messageOf(error)
       this.#context.events.record(
         object,
         'Warning',
@@ -238,7 +239,7 @@ export class MetaController<Definition> {
       return Action.awaitChange()
     } catch (error) {
       events.record(object, 'Normal', 'Stopping', `Stopping controller: ${name}`)
-      const message = error instanceof Error ? error.message : String(error)
+      const message = messageOf(error)
       if (
         error instanceof ControllerSpecError &&
         error.message.includes("does not have subresource 'Status'")
@@ -262,7 +263,7 @@ export class MetaController<Definition> {
 
   /** Reports a failed start once per waiting period; a missing resource waits for discovery. */
   #failedToStart(name: string, object: KubeObject, error: unknown): void {
-    const message = error instanceof Error ? error.message : String(error)
+    const message = messageOf(error)
     const unknown = causeChain(error).some((e) => e instanceof UnknownResourceError)
     if (unknown) {
       const first = !this.#waiting.has(name)

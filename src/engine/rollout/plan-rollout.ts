@@ -20,6 +20,7 @@ import type { RevisionChildren } from './controller-revision.js'
 import { addClaim, groupKindKey, removeClaim } from './controller-revision.js'
 import type { StatusCondition } from './status-condition.js'
 import { findStatusCondition, UPDATED_CONDITION_TYPE } from './status-condition.js'
+import { messageOf } from '../../core/message-of.js'
 
 /** How children of one kind are updated, by `Kind.group` key. */
 export interface RolloutChildRule {
@@ -254,7 +255,7 @@ function checkLatestChildren(
         try {
           upToDate = input.isUpToDate(child, desired)
         } catch (error) {
-          const cause = error instanceof Error ? error.message : String(error)
+          const cause = messageOf(error)
           return {
             reason: 'not-updated',
             message: `can't check if child ${what} is updated: ${cause}`,

@@ -7,8 +7,7 @@
  */
 import type { KubeObject } from '../../core/kube-object.js'
 import type { ClusterConfig } from '../../kube/cluster-config.js'
-import { DynamicClient } from '../../kube/dynamic-client.js'
-import { KubeTransport } from '../../kube/kube-transport.js'
+import type { DynamicClient } from '../../kube/dynamic-client.js'
 import { Informer } from '../../runtime/informers/informer.js'
 import { LEASE_RESOURCE } from '../../runtime/leader/leader-election.js'
 import { dynamicListWatcher } from '../../runtime/informers/list-watcher.js'
@@ -18,7 +17,8 @@ import type { HashRing } from '../../runtime/ring/hash-ring.js'
 import { RING_LABEL, RingMembership } from '../../runtime/ring/ring-membership.js'
 import type { ShardField } from '../../runtime/ring/shard-selector.js'
 import { shardValue } from '../../runtime/ring/shard-selector.js'
-import type { EngineLeadership } from '../engine.js'
+import { startLeaseHolder } from '../leadership/engine-leadership.js'
+import type { EngineLeadership, EngineLeaseHolder } from '../leadership/engine-leadership.js'
 import type { ParentShard, ShardedWatches, ShardParticipant } from './parent-shard.js'
 import { ShardSelection } from './shard-selection.js'
 import { countReceivedBytes } from './count-received-bytes.js'
@@ -54,12 +54,11 @@ export interface EngineShardingOptions {
 }
 
 /** A running ring membership. */
-export interface EngineSharding {
+export interface EngineSharding extends EngineLeaseHolder {
   /** Pass to the engine as `shard`. */
   readonly shard: ParentShard
   /** Pass to the engine as `leadership`: the write guard, and workers wait for the first ring. */
   readonly leadership: EngineLeadership
-  readonly identity: string
   readonly membership: RingMembership
   /** Resolves with the reason once this replica could not renew its Lease in time. */
   readonly lost: Promise<string>
@@ -67,90 +66,65 @@ export interface EngineSharding {
   release(): Promise<void>
 }
 
-/**
- * Joins the ring; returns at once.
- *
- * @remarks
- * The Leases are read and written over a connection of their own, outside the engine's
- * client-side rate limit and write guard, so a busy engine cannot starve its own renewals.
- */
+/** Joins the ring, on a connection of its own (see `startLeaseHolder`); returns at once. */
 export function startEngineSharding(
   config: ClusterConfig,
   options: EngineShardingOptions
 ): EngineSharding {
-  const transport = new KubeTransport(config, {
+  const connection = {
     userAgent: 'metacontroller-ts/sharding',
-    timeoutMs: Math.max(1000, options.retryPeriodMs * 2),
-  })
-  const client = new DynamicClient(transport)
-  const participants = new Set<ShardParticipant>()
-  const selection = new ShardSelection(options.field)
-  let serving: () => void = () => undefined
-  const leading = new Promise<void>((resolve) => {
-    serving = resolve
-  })
-  const membership = new RingMembership({
-    client,
-    namespace: options.namespace,
-    ring: options.ring,
-    ...(options.identity === undefined ? {} : { identity: options.identity }),
-    leaseDurationMs: options.leaseDurationMs,
-    renewDeadlineMs: options.renewDeadlineMs,
     retryPeriodMs: options.retryPeriodMs,
-    log: options.log,
-    drain: async () => {
-      await Promise.all([...participants].map((p) => p.drain()))
-    },
-    onView: (view) => {
-      countHandoff(membership, view, participants, options.field)
-    },
-    onServe: (ring, gained) => {
-      serving()
-      options.metrics?.served(ring.members.length, membership.handoffs === 0)
-      selection.serve(ring.rangesOf(membership.identity))
-      // Only the gained parents: events of those owned all along were enqueued as they came.
-      const gainedParent = (parent: KubeObject): boolean =>
-        gained(fnv1a64(shardValue(options.field, parent.metadata)))
-      for (const p of participants) p.resync(gainedParent)
-    },
-  })
-  const informer = watchRing(client, options.namespace, options.ring, (leases) => {
-    membership.observeLeases(leases)
-  })
-  const stop = new AbortController()
-  let reportLost: (reason: string) => void = () => undefined
-  const lost = new Promise<string>((resolve) => {
-    reportLost = resolve
-  })
-  const running = afterLeader(client, options, stop.signal)
-    .then(() => (stop.signal.aborted ? 'stopped' : membership.run(stop.signal)))
-    .then(
-      (reason) => {
-        if (reason !== 'stopped') reportLost(reason)
-      },
-      (error: unknown) => {
-        reportLost(
-          `ring membership failed: ${error instanceof Error ? error.message : String(error)}`
-        )
-      }
-    )
-  return {
-    shard: {
-      ...parentShard(membership, participants, options),
-      watches: countedWatches(shardedWatches(selection, options), options.metrics),
-    },
-    leadership: { leading, canWrite: () => membership.canWrite() },
-    identity: membership.identity,
-    membership,
-    lost,
-    release: async () => {
-      stop.abort()
-      await running
-      await informer.stop()
-      await membership.release()
-      await transport.close()
-    },
+    what: 'ring membership',
   }
+  return startLeaseHolder(config, connection, ({ client, lead, leading }) => {
+    const participants = new Set<ShardParticipant>()
+    const selection = new ShardSelection(options.field)
+    const membership = new RingMembership({
+      client,
+      namespace: options.namespace,
+      ring: options.ring,
+      ...(options.identity === undefined ? {} : { identity: options.identity }),
+      leaseDurationMs: options.leaseDurationMs,
+      renewDeadlineMs: options.renewDeadlineMs,
+      retryPeriodMs: options.retryPeriodMs,
+      log: options.log,
+      drain: async () => {
+        await Promise.all([...participants].map((p) => p.drain()))
+      },
+      onView: (view) => {
+        countHandoff(membership, view, participants, options.field)
+      },
+      onServe: (ring, gained) => {
+        lead()
+        options.metrics?.served(ring.members.length, membership.handoffs === 0)
+        selection.serve(ring.rangesOf(membership.identity))
+        // Only the gained parents: events of those owned all along were enqueued as they came.
+        const gainedParent = (parent: KubeObject): boolean =>
+          gained(fnv1a64(shardValue(options.field, parent.metadata)))
+        for (const p of participants) p.resync(gainedParent)
+      },
+    })
+    const informer = watchRing(client, options.namespace, options.ring, (leases) => {
+      membership.observeLeases(leases)
+    })
+    return {
+      shard: {
+        ...parentShard(membership, participants, options),
+        watches: countedWatches(shardedWatches(selection, options), options.metrics),
+      },
+      leadership: { leading, canWrite: () => membership.canWrite() },
+      identity: membership.identity,
+      membership,
+      run: (signal: AbortSignal) =>
+        afterLeader(client, options, signal).then(() =>
+          signal.aborted ? 'stopped' : membership.run(signal)
+        ),
+      letGo: async () => {
+        await informer.stop()
+        await membership.release()
+      },
+    }
+  })
 }
 
 /** Has every parent loop count its cached parents whose owner differs between `view` and the served ring. */

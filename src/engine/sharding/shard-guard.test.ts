@@ -4,6 +4,7 @@ import type { KubeObject } from '../../core/kube-object.js'
 import { Action } from '../../runtime/queue/controller-loop.js'
 import type { ParentShard, ShardParticipant } from './parent-shard.js'
 import { ShardGuard } from './shard-guard.js'
+import { settle } from '../../../test/support/event-loop-turns.js'
 
 /** A parent whose status says it was reconciled at its generation, unless `behind`. */
 function parent(name: string, behind = false): KubeObject {
@@ -73,7 +74,7 @@ describe('ShardGuard', () => {
         guard.run('a', () => Promise.reject(new Error('write refused'))),
         /write refused/
       )
-      await new Promise((resolve) => setImmediate(resolve))
+      await settle()
       owned.delete('a')
       await guard.drain()
       assert.deepEqual(unhandled, [])
@@ -102,7 +103,7 @@ describe('ShardGuard', () => {
     owned.delete('a')
     let drained = false
     const draining = guard.drain().then(() => (drained = true))
-    await new Promise((resolve) => setImmediate(resolve))
+    await settle()
     assert.equal(drained, false, 'drained while a sync of a moved parent still ran')
     finishA()
     await runningA
@@ -153,7 +154,7 @@ describe('ShardGuard', () => {
         /hook failed/
       )
       // Unhandled rejections are reported after the microtask queue drains.
-      await new Promise((resolve) => setImmediate(resolve))
+      await settle()
       await guard.drain()
     } finally {
       process.off('unhandledRejection', onUnhandled)

@@ -7,6 +7,7 @@ import { HashRing } from '../../runtime/ring/hash-ring.js'
 import { objectInRanges } from '../../runtime/ring/shard-selector.js'
 import { ShardSelection } from './shard-selection.js'
 import { shardedListWatcher } from './sharded-list-watcher.js'
+import { settle } from '../../../test/support/event-loop-turns.js'
 
 const objects: KubeObject[] = Array.from({ length: 40 }, (_, i) => ({
   apiVersion: 'v1',
@@ -81,7 +82,7 @@ describe('shardedListWatcher', () => {
     })
     let settled = false
     const listing = lw.listPage({ limit: 500, signal }).finally(() => (settled = true))
-    await new Promise((resolve) => setImmediate(resolve))
+    await settle()
     assert.equal(settled, false, 'listed before a ring was served')
     selection.serve(ring.rangesOf('a'))
     const listed = await listing

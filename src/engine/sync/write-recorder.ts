@@ -19,6 +19,7 @@ import type {
   WriteOptions,
 } from '../../kube/dynamic-client.js'
 import type { ObjectClient } from '../../kube/object-client.js'
+import { messageOf } from '../../core/message-of.js'
 
 /** The write calls of an {@link ObjectClient}. */
 export type WriteMethod = 'create' | 'update' | 'updateStatus' | 'delete'
@@ -138,10 +139,6 @@ export class WriteRecorder implements ObjectClient {
         }
       )
   }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : JSON.stringify(error)
 }
 
 /** `resource namespace/name` (`configmaps default/web`), the key a summary names a write by. */

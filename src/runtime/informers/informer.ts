@@ -41,6 +41,7 @@ import type { WatchEvent } from '../../kube/watch-event.js'
 import { jitteredBackoffMs } from '../rate-limit/backoff.js'
 import type { JitteredBackoffOptions } from '../rate-limit/backoff.js'
 import { systemClock } from '../clock/clock.js'
+import { isAborted } from '../clock/is-aborted.js'
 import type { Clock, TimerHandle } from '../clock/clock.js'
 import type { ListWatcher } from './list-watcher.js'
 import { ObjectStore } from './object-store.js'
@@ -588,11 +589,6 @@ export class Informer<T extends KubeObject = KubeObject> {
       signal.addEventListener('abort', onAbort, { once: true })
     })
   }
-}
-
-// The loop's `signal.aborted` changes while it awaits; a call keeps the compiler from narrowing it.
-function isAborted(signal: AbortSignal): boolean {
-  return signal.aborted
 }
 
 /** Settles as `promise` does, or rejects with the signal's reason as soon as `signal` aborts. */

@@ -24,11 +24,11 @@ import type { DynamicClient, ResourceRef } from '../../kube/dynamic-client.js'
 import type { Logger } from '../diagnostics/logger.js'
 import { silentLogger } from '../diagnostics/logger.js'
 import { abortableSleep } from '../clock/abortable-sleep.js'
+import { isAborted } from '../clock/is-aborted.js'
+import { LEADER_ELECTION_DEFAULTS } from './leader-election-defaults.js'
 
-/** Refuses a write of a replica that does not lead. */
-export class NotLeaderError extends Error {
-  override readonly name = 'NotLeaderError'
-}
+export { NotLeaderError } from './not-leader-error.js'
+export { LEADER_ELECTION_DEFAULTS } from './leader-election-defaults.js'
 
 /** The Lease resource. */
 export const LEASE_RESOURCE: ResourceRef = {
@@ -37,13 +37,6 @@ export const LEASE_RESOURCE: ResourceRef = {
   resource: 'leases',
   namespaced: true,
 }
-
-/** client-go's defaults, which upstream Metacontroller uses unchanged. */
-export const LEADER_ELECTION_DEFAULTS = {
-  leaseDurationMs: 15_000,
-  renewDeadlineMs: 10_000,
-  retryPeriodMs: 2_000,
-} as const
 
 /** The calls leader election makes: a {@link DynamicClient} or a test double. */
 export type LeaseClient = Pick<DynamicClient, 'get' | 'create' | 'update'>
@@ -369,9 +362,4 @@ function checkDurations(leaseMs: number, renewMs: number, retryMs: number): void
 /** client-go's `wait.Jitter(retryPeriod, 1.2)`: up to 120 % on top. */
 function jittered(ms: number): number {
   return ms * (1 + 1.2 * Math.random())
-}
-
-// `signal.aborted` changes while the loops await; a call keeps the compiler from narrowing it.
-function isAborted(signal: AbortSignal): boolean {
-  return signal.aborted
 }

@@ -5,11 +5,7 @@ import { FakeClock } from '../clock/fake-clock.js'
 import { TokenBucket } from '../rate-limit/token-bucket.js'
 import type { WorkQueueMetrics } from './work-queue-metrics.js'
 import { WorkQueue, type WorkQueueOptions, type WorkQueuePriority } from './work-queue.js'
-
-/** Lets promises resolved synchronously by the queue or a fake timer run their continuations. */
-function settle(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve))
-}
+import { settle } from '../../../test/support/event-loop-turns.js'
 
 /** Creates a queue on a fake clock. */
 function fakeQueue(options: Omit<WorkQueueOptions, 'clock'> = {}): {

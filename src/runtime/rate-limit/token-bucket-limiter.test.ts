@@ -2,11 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { FakeClock } from '../clock/fake-clock.js'
 import { DEFAULT_CLIENT_RATE_LIMIT, tokenBucketLimiter } from './token-bucket-limiter.js'
-
-/** Lets promises resolved by a fake timer run their continuations. */
-function settle(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve))
-}
+import { settle } from '../../../test/support/event-loop-turns.js'
 
 describe('tokenBucketLimiter', () => {
   it('returns no limiter for qps 0 (off) or Infinity', () => {

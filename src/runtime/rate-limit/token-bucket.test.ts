@@ -3,11 +3,7 @@ import { describe, it } from 'node:test'
 import type { Clock } from '../clock/clock.js'
 import { FakeClock } from '../clock/fake-clock.js'
 import { TokenBucket } from './token-bucket.js'
-
-/** Lets promises resolved by fake timers run their continuations. */
-function settle(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve))
-}
+import { settle } from '../../../test/support/event-loop-turns.js'
 
 describe('TokenBucket', () => {
   it('serves a full burst at once, then one token per 1/qps', () => {

@@ -9,6 +9,7 @@ import type { RingClient } from './ring-membership.js'
 import { RING_LABEL, RING_MEMBER_ANNOTATION as RING_MEMBER } from './ring-membership.js'
 import { RING_VIEW_ANNOTATION, RingMembership, memberLeaseName } from './ring-membership.js'
 import { viewId } from './member-table.js'
+import { settle as settleOnce, settleMany } from '../../../test/support/event-loop-turns.js'
 
 const request = { method: 'TEST', path: '/leases' }
 const details = (reason: string) => ({ statusCode: 409, reason, request })
@@ -397,12 +398,10 @@ function loopCluster() {
         )
       )
   }
-  const settle = async (): Promise<void> => {
-    for (let i = 0; i < 40; i++) await new Promise((resolve) => setImmediate(resolve))
-  }
+  const settle = (): Promise<void> => settleMany(40)
   // Answers arrive on a later turn of the event loop, as over a connection.
   const reply = async <T>(call: () => Promise<T>): Promise<T> => {
-    await new Promise((resolve) => setImmediate(resolve))
+    await settleOnce()
     return call()
   }
   const client = (identity: string): RingClient => {

@@ -40,6 +40,7 @@ import { MemberTable, viewId } from './member-table.js'
 import type { MemberRecord } from './member-table.js'
 import { RingOwnership } from './ring-ownership.js'
 import { abortableSleep } from '../clock/abortable-sleep.js'
+import { isAborted } from '../clock/is-aborted.js'
 import type { Clock } from '../clock/clock.js'
 import { systemClock } from '../clock/clock.js'
 
@@ -450,9 +451,4 @@ export class RingMembership {
     this.#firstRenewMs ??= sentAt
     this.#table.observe(this.#records([written]), this.#now())
   }
-}
-
-// `signal.aborted` changes while the loop awaits; a call keeps the compiler from narrowing it.
-function isAborted(signal: AbortSignal): boolean {
-  return signal.aborted
 }

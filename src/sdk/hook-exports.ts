@@ -1,14 +1,19 @@
 /**
- * Which exports of the hook module serve which controller, by the controller's `metadata.name`:
+ * Which exports of a hook module serve which controller, by the controller's `metadata.name`:
  * the export named after it in camelCase (`web-policy` → `webPolicy`), an object of `sync` and
  * optionally `finalize` and `customize`; failing that, the module's top-level `sync`, `finalize`
  * and `customize` exports. One module can so serve a CompositeController and a
- * DecoratorController side by side.
+ * DecoratorController side by side. `metactl dev` and `metactl render --hook-module` both look
+ * hooks up here.
  *
  * @module
  */
-import type { KubeObject } from '../../core/kube-object.js'
-import { CliError } from '../cli-error.js'
+import type { KubeObject } from '../core/kube-object.js'
+
+/** A hook module without the hooks a controller needs, naming the export to add. */
+export class HookExportError extends Error {
+  override readonly name = 'HookExportError'
+}
 
 /** The hook functions of one controller, as its module exports them. */
 export interface ControllerHookFunctions {
@@ -42,7 +47,8 @@ function functionAt(
   return typeof value === 'function' ? (value as HookFunction) : undefined
 }
 
-function hooksIn(
+/** The hooks of an object export (`{ sync, finalize?, customize? }`); undefined without `sync`. */
+export function hooksIn(
   source: Readonly<Record<string, unknown>>,
   from: string
 ): ControllerHookFunctions | undefined {
@@ -61,7 +67,7 @@ function hooksIn(
 /**
  * The hooks of each controller, by its name.
  *
- * @throws CliError naming the export to add when a controller has none.
+ * @throws HookExportError naming the export to add when a controller has none.
  */
 export function controllerHooks(
   exports: Readonly<Record<string, unknown>>,
@@ -79,7 +85,7 @@ export function controllerHooks(
           ? hooksIn(own as Record<string, unknown>, exportName)
           : undefined
       if (found === undefined) {
-        throw new CliError(
+        throw new HookExportError(
           `${moduleShown}: export ${exportName} (the hooks of ${controller.kind} ${name}) ` +
             'must be an object with a sync function, e.g. export const ' +
             `${exportName} = { sync }`
@@ -91,7 +97,7 @@ export function controllerHooks(
     const shared = hooksIn(exports, 'sync')
     if (shared === undefined) {
       const found = Object.keys(exports).join(', ') || 'none'
-      throw new CliError(
+      throw new HookExportError(
         `${moduleShown} has no hooks for ${controller.kind} ${name}: export ` +
           `${exportName} = { sync } (or a top-level sync for every controller); exports: ${found}`
       )

@@ -1,0 +1,256 @@
+// Ours against upstream Metacontroller, side by side: the compiled engine (`node bin/metactl.js
+// run`) and upstream's binary built from source (tools/upstream/build.sh), each serving the same
+// CompositeController (a webhook giving every BenchParent two ConfigMaps and a status) over N
+// parents created at 16 in flight, each run on a fresh control plane (`--nodes 0`). Runs go in
+// rounds; each round runs every engine once and starts with the next one, so none always runs
+// first. Reported per run: time from the first create until every parent is synced and every
+// child exists, the engine's peak RSS (`VmHWM`), its RSS and CPU then (from /proc every 250 ms);
+// per round, each engine's ratios to upstream; then medians per engine.
+//
+//   npm run build && tools/upstream/build.sh     # or set METACTL_UPSTREAM_BIN
+//   node --import tsx bench/upstream-side-by-side.ts [parents=1000] [rounds=3]
+//
+// Both run with 5 workers and a client limit of 1000 qps, burst 2000 (upstream's defaults are
+// 5 and 10, which would measure its rate limiter, not its engine). BENCH_ENGINE_NODE_ARGS gives
+// node flags to ours; BENCH_OURS_VARIANTS adds more of ours, each with its own node flags
+// (`;`-separated, e.g. `--max-semi-space-size=1;--optimize-for-size`), to measure V8 settings;
+// BENCH_SKIP_UPSTREAM=1 leaves upstream out (ratios are then to plain ours).
+import { spawn } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
+import { closeSync, existsSync, mkdtempSync, openSync } from 'node:fs'
+import { homedir, loadavg, tmpdir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { KubeObject } from '../src/core/kube-object.js'
+import { DynamicClient } from '../src/kube/dynamic-client.js'
+import { KubeTransport } from '../src/kube/kube-transport.js'
+import { COMPOSITE_CONTROLLERS } from '../src/kube/well-known-resources.js'
+import { Informer, stripManagedFields } from '../src/runtime/informers/informer.js'
+import { dynamicListWatcher } from '../src/runtime/informers/list-watcher.js'
+import { findFreePort } from '../src/testing/index.js'
+import type { ControlPlane } from '../src/testing/index.js'
+import { CONFIGMAPS, createNamespace, mib, runBounded } from './bench-cluster.js'
+import {
+  benchParent,
+  controllerSpec,
+  parentSynced,
+  PARENTS,
+  serveWebhook,
+  startBenchPlane,
+} from './bench-parents.js'
+import { ensureFreshBuild, readProc } from './engine-process-handle.js'
+import type { EngineSample } from './engine-process-handle.js'
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
+const COUNT = Number(process.argv[2] ?? 1000)
+/** Rounds: each runs every engine once, in an order rotated by one per round. */
+const PAIRS = Number(process.argv[3] ?? 3)
+/** Where tools/upstream/build.sh puts upstream's binary. */
+const UPSTREAM_BIN =
+  process.env['METACTL_UPSTREAM_BIN'] ??
+  join(homedir(), '.cache/metacontroller-ts/upstream-metacontroller-v4.17.2/metacontroller')
+const LIMITS = ['--workers=5', '--client-go-qps=1000', '--client-go-burst=2000']
+
+/** One engine under test: ours (with node flags) or upstream. */
+interface EngineSpec {
+  readonly label: string
+  readonly kind: 'ours' | 'upstream'
+  /** Node flags of ours. */
+  readonly nodeArgs: readonly string[]
+}
+
+const words = (text: string): string[] => text.split(' ').filter((a) => a !== '')
+/** Ours as configured, each variant of BENCH_OURS_VARIANTS, then upstream. */
+const ENGINES: readonly EngineSpec[] = [
+  { label: 'ours', kind: 'ours', nodeArgs: words(process.env['BENCH_ENGINE_NODE_ARGS'] ?? '') },
+  ...(process.env['BENCH_OURS_VARIANTS'] ?? '')
+    .split(';')
+    .filter((v) => v.trim() !== '')
+    .map((v) => ({ label: `ours ${v.trim()}`, kind: 'ours' as const, nodeArgs: words(v) })),
+  ...(process.env['BENCH_SKIP_UPSTREAM'] === '1'
+    ? []
+    : [{ label: 'upstream', kind: 'upstream' as const, nodeArgs: [] }]),
+]
+
+/** One engine run's figures. */
+interface RunFigures {
+  readonly which: string
+  readonly convergedS: number
+  readonly peakRssMiB: number
+  readonly rssMiB: number
+  readonly cpuS: number
+  readonly startRssMiB: number
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
+const median = (values: number[]): number =>
+  [...values].sort((a, b) => a - b)[values.length >> 1] ?? Number.NaN
+
+/** Spawns one engine with its metrics and probes on free local ports; output to `logFile`. */
+async function spawnEngine(
+  engine: EngineSpec,
+  kubeconfig: string,
+  logFile: string
+): Promise<{ child: ChildProcess; healthPort: number }> {
+  const [metricsPort, healthPort] = [await findFreePort(), await findFreePort()]
+  const ports = [
+    `--metrics-address=127.0.0.1:${metricsPort}`,
+    `--health-probe-bind-address=127.0.0.1:${healthPort}`,
+  ]
+  const [command, args] =
+    engine.kind === 'ours'
+      ? [
+          process.execPath,
+          [...engine.nodeArgs, join(ROOT, 'bin/metactl.js'), 'run', `--kubeconfig=${kubeconfig}`],
+        ]
+      : [UPSTREAM_BIN, [`--kubeconfig=${kubeconfig}`, '--zap-log-level=info']]
+  const log = openSync(logFile, 'a')
+  const child = spawn(command, [...args, ...ports, ...LIMITS], {
+    cwd: ROOT,
+    stdio: ['ignore', log, log],
+  })
+  closeSync(log)
+  return { child, healthPort }
+}
+
+/** Waits until `/readyz` answers 200; throws after 60 s or if the process exits. */
+async function awaitReady(child: ChildProcess, healthPort: number, logFile: string) {
+  const deadline = performance.now() + 60_000
+  for (;;) {
+    const ready = await fetch(`http://127.0.0.1:${healthPort}/readyz`).then(
+      (r) => r.status === 200,
+      () => false
+    )
+    if (ready) return
+    if (performance.now() > deadline || child.exitCode !== null)
+      throw new Error(`the engine did not become ready; see ${logFile}`)
+    await sleep(100)
+  }
+}
+
+/** SIGTERM by pid, then SIGKILL after 30 s. */
+async function stopEngine(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return
+  const exited = new Promise((r) => child.once('exit', r))
+  child.kill('SIGTERM')
+  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000)
+  await exited
+  clearTimeout(timer)
+}
+
+/** The benchmark's own view of parents and children in `ns`. */
+function startInformers(
+  client: DynamicClient,
+  ns: string
+): { parents: Informer; children: Informer } {
+  const informer = (ref: typeof PARENTS): Informer =>
+    new Informer(dynamicListWatcher(client, ref, { namespace: ns }), {
+      transform: stripManagedFields,
+    })
+  return { parents: informer(PARENTS), children: informer(CONFIGMAPS) }
+}
+
+/** Polls the engine's /proc every 250 ms until `done()`; returns the last sample. */
+async function sampleUntil(pid: number, done: () => boolean): Promise<EngineSample> {
+  let last = readProc(pid) ?? { rssBytes: 0, peakRssBytes: 0, cpuMs: 0 }
+  const deadline = performance.now() + 3_600_000
+  while (!done()) {
+    if (performance.now() > deadline) throw new Error('no convergence within an hour')
+    await sleep(250)
+    last = readProc(pid) ?? last
+  }
+  return readProc(pid) ?? last
+}
+
+/** One run on a fresh control plane: start the engine, create N parents, wait, stop. */
+async function runOnce(engine: EngineSpec, dir: string, index: number): Promise<RunFigures> {
+  const plane: ControlPlane = await startBenchPlane()
+  const transport = new KubeTransport(plane.config)
+  const client = new DynamicClient(transport)
+  const hook = await serveWebhook()
+  const ns = await createNamespace(client, `side-by-side-${index}`)
+  const controller: KubeObject = {
+    apiVersion: 'metacontroller.k8s.io/v1alpha1',
+    kind: 'CompositeController',
+    metadata: { name: 'side-by-side' },
+    spec: controllerSpec(hook.url),
+  }
+  await client.create(COMPOSITE_CONTROLLERS, controller)
+  const { parents, children } = startInformers(client, ns)
+  const logFile = join(dir, `${index}-${engine.kind}.log`)
+  const { child, healthPort } = await spawnEngine(engine, plane.kubeconfigPath, logFile)
+  try {
+    parents.start()
+    children.start()
+    await Promise.all([parents.waitForSync(), children.waitForSync()])
+    await awaitReady(child, healthPort, logFile)
+    // Ready means caches synced; the controller starts right after.
+    await sleep(2000)
+    const pid = child.pid ?? 0
+    const start = readProc(pid) ?? { rssBytes: 0, peakRssBytes: 0, cpuMs: 0 }
+    const started = performance.now()
+    await runBounded(COUNT, 16, (i) => client.create(PARENTS, benchParent(`p-${i}`, ns, i)))
+    const end = await sampleUntil(
+      pid,
+      () =>
+        parents.store.list().filter(parentSynced).length >= COUNT &&
+        children.store.list().length >= 2 * COUNT
+    )
+    return {
+      which: engine.label,
+      convergedS: (performance.now() - started) / 1000,
+      peakRssMiB: Number(mib(end.peakRssBytes)),
+      rssMiB: Number(mib(end.rssBytes)),
+      cpuS: (end.cpuMs - start.cpuMs) / 1000,
+      startRssMiB: Number(mib(start.rssBytes)),
+    }
+  } finally {
+    await stopEngine(child)
+    await Promise.all([parents.stop(), children.stop()])
+    await hook.close()
+    await transport.close()
+    await plane.stop()
+  }
+}
+
+if (ENGINES.some((e) => e.kind === 'upstream') && !existsSync(UPSTREAM_BIN))
+  throw new Error(`no upstream binary at ${UPSTREAM_BIN}: run tools/upstream/build.sh`)
+console.log(ensureFreshBuild(ROOT))
+const dir = mkdtempSync(join(tmpdir(), 'side-by-side-'))
+console.log(
+  `${COUNT} parents, ${PAIRS} rounds of ${ENGINES.map((e) => e.label).join(', ')}, logs in ${dir}; load average ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}`
+)
+const runs: RunFigures[] = []
+for (let round = 0; round < PAIRS; round++) {
+  // Each round starts with the next engine, so none always runs first.
+  const order = ENGINES.map((_, i) => ENGINES[(i + round) % ENGINES.length]) as EngineSpec[]
+  const roundRuns: RunFigures[] = []
+  for (const engine of order) {
+    const figures = await runOnce(engine, dir, runs.length)
+    roundRuns.push(figures)
+    console.log(
+      `round ${round + 1} ${engine.label}: converged ${figures.convergedS.toFixed(2)} s, peak RSS ` +
+        `${figures.peakRssMiB} MiB, RSS ${figures.rssMiB} MiB (start ${figures.startRssMiB}), ` +
+        `CPU ${figures.cpuS.toFixed(1)} s; load ${(loadavg()[0] ?? 0).toFixed(1)}`
+    )
+  }
+  runs.push(...roundRuns)
+  const base =
+    roundRuns.find((r) => r.which === 'upstream') ?? roundRuns.find((r) => r.which === 'ours')
+  for (const r of roundRuns)
+    if (base !== undefined && r !== base)
+      console.log(
+        `round ${round + 1} ${r.which} / ${base.which}: time ${(r.convergedS / base.convergedS).toFixed(2)}, ` +
+          `peak RSS ${(r.peakRssMiB / base.peakRssMiB).toFixed(2)}, CPU ${(r.cpuS / base.cpuS).toFixed(2)}`
+      )
+}
+for (const { label } of ENGINES) {
+  const mine = runs.filter((r) => r.which === label)
+  console.log(
+    `${label} medians: converged ${median(mine.map((r) => r.convergedS)).toFixed(2)} s, peak RSS ` +
+      `${median(mine.map((r) => r.peakRssMiB)).toFixed(1)} MiB, CPU ` +
+      `${median(mine.map((r) => r.cpuS)).toFixed(1)} s`
+  )
+}
