@@ -16,7 +16,7 @@ help:
 	@echo "make run           start the control plane, engine and PodService hook, and keep them running"
 	@echo "make test          format check, lint, type-check, unit, integration and e2e tests"
 	@echo "make controlplane  build or reuse etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok"
-	@echo "make node          build or reuse the real node: kubelet, kube-proxy, containerd, runc, CNI plugins, images"
+	@echo "make node          build or reuse the real node: kubelet, kube-proxy, containerd, runc, CNI plugins, CoreDNS, images"
 	@echo "make examples      build or reuse what upstream's examples run on the real node: their images, jsonnetd, image-mirror"
 	@echo "make images        build the Dockerfiles without Docker (buildah; base images from Debian packages) and test the images"
 	@echo "make check         format check, lint and type-check only"
@@ -37,11 +37,13 @@ controlplane:
 
 # The real node (`metactl cluster up --runtime containerd`): tools/node/build.sh also installs the
 # Debian packages it needs (iptables, conntrack, libseccomp-dev, busybox-static) when missing.
-# Traefik is the real node's ingress controller (`make demo-real`).
+# Traefik is the real node's ingress controller (`make demo-real`); CoreDNS (tools/coredns: binary
+# and image) its cluster DNS.
 node:
 	@tools/node/build.sh >/dev/null
 	@tools/node/images.sh >/dev/null
 	@tools/traefik/build.sh >/dev/null
+	@tools/coredns/build.sh >/dev/null
 
 # Upstream's examples on the real node (test/e2e/upstream-examples-real-node.test.ts): nginx,
 # busybox and jsonnetd images, tools/jsonnetd for their Jsonnet hooks, and the image mirror.

@@ -7,7 +7,11 @@ import { requireRealNodePrerequisites } from './node-binaries.js'
 describe('real node prerequisites', () => {
   it('names the missing binaries and images with the command that builds them', () => {
     const missing = missingPrerequisites(
-      { binDir: '/nonexistent/bin', imagesDir: '/nonexistent/images' },
+      {
+        binDir: '/nonexistent/bin',
+        imagesDir: '/nonexistent/images',
+        corednsDir: '/nonexistent/coredns',
+      },
       { PATH: '/nonexistent' }
     )
     const text = missing.join('\n')
@@ -18,6 +22,11 @@ describe('real node prerequisites', () => {
     )?.[1]
     assert.ok(build !== undefined && existsSync(build), text)
     assert.ok(images !== undefined && existsSync(images), text)
+    const coredns =
+      /coredns\.tar in \/nonexistent\/coredns: run `bash (\S+\/tools\/coredns\/build\.sh)`/.exec(
+        text
+      )?.[1]
+    assert.ok(coredns !== undefined && existsSync(coredns), text)
     assert.match(text, /kubelet, kube-proxy, containerd, .* in \/nonexistent\/bin/)
     assert.match(text, /unshare, nsenter, ip, iptables, conntrack, openssl on PATH/)
   })
