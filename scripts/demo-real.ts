@@ -6,6 +6,7 @@
 //
 //   node --import tsx scripts/demo-real.ts [--port 18080]
 import { execFileSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { NotFoundError } from '../src/kube/index.js'
 import type { ResourceRef } from '../src/kube/index.js'
@@ -25,6 +26,11 @@ const HELM = join(
   'metacontroller-ts/helm/v4.3.2/helm'
 )
 const NODE_PORT = 30080
+const VERSION = (
+  JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string }
+).version
+/** The chart's default image (its appVersion), as the repository's Dockerfile is built. */
+const ENGINE_IMAGE = `ghcr.io/metacontroller-ts/metacontroller-ts:${VERSION}`
 const NAMESPACE = 'demo'
 const NAME = 'web'
 const HOST = 'podservice.local'
@@ -60,24 +66,44 @@ function hostPortOption(): number | undefined {
   return i === -1 ? undefined : Number(process.argv[i + 1])
 }
 
-// The image archives: pause, web:1 and web:2 (tools/node/images.sh), engine, hook and Traefik
-// (tools/node/app-images.sh).
+// The image archives: pause, web:1 and web:2 (tools/node/images.sh), Traefik
+// (tools/node/app-images.sh), and the engine and hook built from their Dockerfiles without Docker
+// (tools/images/build.sh: Node.js 24, docs/images.md). METACTL_DEMO_FAST_IMAGES=1 takes the fast
+// path instead: the host-Node assembly of tools/node/app-images.sh (no base images to build).
 function buildImages(steps: Steps): string[] {
   steps.start('Build the images (no Docker, no registry)')
+  const fast = process.env['METACTL_DEMO_FAST_IMAGES'] === '1'
   const imagesDir = run(join(REPO, 'tools/node/images.sh'), []).trim()
-  const appDir = run(join(REPO, 'tools/node/app-images.sh'), []).trim()
+  const appDir = run(join(REPO, 'tools/node/app-images.sh'), fast ? [] : ['traefik']).trim()
   const traefikTar = run('sh', ['-c', `ls "${appDir}"/traefik-*.tar | tail -1`]).trim()
-  const archives = [
-    join(appDir, 'engine.tar'),
-    join(appDir, 'podservice-hook.tar'),
-    join(imagesDir, 'web-2.tar'),
-  ]
+  const archives = fast
+    ? [join(appDir, 'engine.tar'), join(appDir, 'podservice-hook.tar')]
+    : [
+        dockerfileImage(ENGINE_IMAGE, 'Dockerfile'),
+        dockerfileImage('podservice-hook:dev', 'examples/podservice/Dockerfile'),
+      ]
+  archives.push(join(imagesDir, 'web-2.tar'))
   for (const a of [join(imagesDir, 'pause.tar'), join(imagesDir, 'web.tar'), ...archives]) {
     steps.line(a)
   }
   steps.line(traefikTar)
   steps.done()
   return [...archives, traefikTar]
+}
+
+// One Dockerfile of the repository built with the repository as its context; its archive's path.
+function dockerfileImage(tag: string, dockerfile: string): string {
+  const name = tag.replace(/^.*\//, '').replace(/:.*$/, '')
+  const output = join(REPO, '.tmp', 'images', `${name}-dockerfile.tar`)
+  return run(join(REPO, 'tools/images/build.sh'), [
+    '-t',
+    tag,
+    '-f',
+    dockerfile,
+    '-o',
+    output,
+    '.',
+  ]).trim()
 }
 
 async function startCluster(
@@ -159,7 +185,16 @@ async function installEngine(steps: Steps, cluster: RealNodeCluster): Promise<vo
     },
     { timeoutMs: 60_000, intervalMs: 200, description: 'a leader' }
   )
-  steps.line(`leader: ${lease.split('_')[0] ?? lease}`)
+  const leader = lease.split('_')[0] ?? lease
+  steps.line(`leader: ${leader}`)
+  // The Node.js the engine's image carries (the Dockerfile's node:24 base, or the host's on the
+  // fast path), from its own metrics through the API server's Pod proxy.
+  const metrics = kubectl(cluster, [
+    ...['get', '--raw'],
+    `/api/v1/namespaces/metacontroller/pods/${leader}:9999/proxy/metrics`,
+  ])
+  const nodeVersion = /^nodejs_version_info\{version="(v[\d.]+)"/m.exec(metrics)?.[1] ?? 'unknown'
+  steps.line(`leader runs Node.js ${nodeVersion}`)
   steps.line('kubectl apply -f examples/podservice/controller-in-cluster.yaml')
   kubectl(cluster, ['apply', '-f', 'examples/podservice/controller-in-cluster.yaml'])
   steps.done()

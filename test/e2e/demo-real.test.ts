@@ -44,6 +44,8 @@ describe('make demo-real', { skip: SKIP }, () => {
     assert.equal(stdout.match(/^==> \d\/7 /gm)?.length, 7, stdout)
     assert.equal(stdout.match(/^ {4}\(\d+\.\d s\)$/gm)?.length, 7, stdout)
     assert.match(stdout, /^ {4}leader: metacontroller-[a-z0-9]+-[a-z0-9]+$/m)
+    // The engine image built from the repository's Dockerfile: Node.js 24, not the host's.
+    assert.match(stdout, /^ {4}leader runs Node\.js v24\.\d+\.\d+$/m)
     assert.match(
       stdout,
       /^ {4}ENGINE POD\s+STATUS\s+IMAGE\n(?: {4}metacontroller-\S+\s+Running\s+ghcr\.io\/metacontroller-ts\/metacontroller-ts:\S+\n){2}/m
