@@ -22,6 +22,8 @@ import { request } from 'undici'
 import { parse, stringify } from 'yaml'
 import type { KubeObject } from '../../src/core/kube-object.js'
 import { rbacManifest } from '../../src/cli/rbac/rbac-manifest.js'
+import { manifestFiles } from '../../src/cli/init/scaffold-manifests.js'
+import { scaffoldNames } from '../../src/cli/init/scaffold-names.js'
 import type { ResourceRef } from '../../src/kube/dynamic-client.js'
 import {
   CRD_RESOURCE,
@@ -365,6 +367,24 @@ describe('deploy manifests', () => {
           })
         const template = deploymentSpec(find(objects, 'Deployment', 'metacontroller')).template
         await kubectl(['apply', '--dry-run=server', '-f', '-'], pod(template.spec))
+        // Every other Pod we ship: the sharded engine, the PodService hook, the scaffold's hook.
+        const sharded = parseManifests(await kubectl(['kustomize', 'deploy/sharded']), 'sharded')
+        const podService = parseManifests(
+          readFileSync('examples/podservice/hook-deployment.yaml', 'utf8'),
+          'examples/podservice/hook-deployment.yaml'
+        )
+        const names = scaffoldNames({
+          name: 'psa',
+          kind: 'Psa',
+          group: 'example.com',
+          version: 'v1',
+        })
+        const scaffold = parseManifests(manifestFiles(names)['deploy/hook.yaml'] ?? '', 'hook.yaml')
+        for (const deployment of [...sharded, ...podService, ...scaffold]) {
+          if (deployment.kind !== 'Deployment') continue
+          const spec = deploymentSpec(deployment).template.spec
+          await kubectl(['apply', '--dry-run=server', '-f', '-'], pod(spec))
+        }
         // The check is live: a Pod without the hardening is refused.
         const bare = { containers: [{ name: 'engine', image: IMAGE }] }
         const refused = await sh(
