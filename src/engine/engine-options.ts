@@ -14,6 +14,7 @@ import type { ApplyStrategy } from './children/child-applier.js'
 import type { HookAddressMap } from './hooks/traced-connector.js'
 import type { ParentShard } from './sharding/parent-shard.js'
 import type { SyncObserver } from './sync/sync-observer.js'
+import type { EngineLeadership } from './leadership/engine-leadership.js'
 
 /**
  * The default home of cluster-scoped parents' ControllerRevisions: `default`, which every
@@ -46,7 +47,10 @@ export interface EngineOptions {
   readonly watchCompositeControllers?: boolean
   /** Serve DecoratorController objects from the cluster (true, when their CRD is installed). */
   readonly watchDecoratorControllers?: boolean
-  /** Only serve CompositeControllers whose labels match (upstream `--target-label-selector`). */
+  /**
+   * Only serve CompositeControllers and DecoratorControllers whose labels match (upstream
+   * `--target-label-selector`).
+   */
   readonly targetLabelSelector?: string
   /**
    * Where the ControllerRevisions of cluster-scoped parents live ({@link DEFAULT_REVISION_NAMESPACE}).
@@ -106,13 +110,7 @@ export interface EngineOptions {
   readonly onSync?: SyncObserver
 }
 
-/** How an engine learns whether its replica leads; see {@link EngineOptions.leadership}. */
-export interface EngineLeadership {
-  /** Settles when this replica starts leading. */
-  readonly leading: Promise<void>
-  /** Whether this replica may write now. */
-  canWrite(): boolean
-}
+export type { EngineLeadership } from './leadership/engine-leadership.js'
 
 /** A CompositeController defined in TypeScript: a spec and in-process hook functions. */
 export interface InProcessCompositeController {

@@ -55,9 +55,9 @@ import { hookMetricsFor } from './metrics/hook-metrics.js'
 
 export { EngineStartError } from './await-api-server.js'
 export { DEFAULT_REVISION_NAMESPACE } from './engine-options.js'
+export type { EngineLeadership } from './leadership/engine-leadership.js'
 export type {
   EngineClientBudget,
-  EngineLeadership,
   EngineOptions,
   InProcessCompositeController,
   InProcessDecoratorController,
