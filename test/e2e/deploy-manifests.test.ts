@@ -19,8 +19,11 @@ import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { after, before, describe, it } from 'node:test'
 import { request } from 'undici'
-import { stringify } from 'yaml'
+import { parse, stringify } from 'yaml'
 import type { KubeObject } from '../../src/core/kube-object.js'
+import { rbacManifest } from '../../src/cli/rbac/rbac-manifest.js'
+import { manifestFiles } from '../../src/cli/init/scaffold-manifests.js'
+import { scaffoldNames } from '../../src/cli/init/scaffold-names.js'
 import type { ResourceRef } from '../../src/kube/dynamic-client.js'
 import {
   CRD_RESOURCE,
@@ -364,6 +367,24 @@ describe('deploy manifests', () => {
           })
         const template = deploymentSpec(find(objects, 'Deployment', 'metacontroller')).template
         await kubectl(['apply', '--dry-run=server', '-f', '-'], pod(template.spec))
+        // Every other Pod we ship: the sharded engine, the PodService hook, the scaffold's hook.
+        const sharded = parseManifests(await kubectl(['kustomize', 'deploy/sharded']), 'sharded')
+        const podService = parseManifests(
+          readFileSync('examples/podservice/hook-deployment.yaml', 'utf8'),
+          'examples/podservice/hook-deployment.yaml'
+        )
+        const names = scaffoldNames({
+          name: 'psa',
+          kind: 'Psa',
+          group: 'example.com',
+          version: 'v1',
+        })
+        const scaffold = parseManifests(manifestFiles(names)['deploy/hook.yaml'] ?? '', 'hook.yaml')
+        for (const deployment of [...sharded, ...podService, ...scaffold]) {
+          if (deployment.kind !== 'Deployment') continue
+          const spec = deploymentSpec(deployment).template.spec
+          await kubectl(['apply', '--dry-run=server', '-f', '-'], pod(spec))
+        }
         // The check is live: a Pod without the hardening is refused.
         const bare = { containers: [{ name: 'engine', image: IMAGE }] }
         const refused = await sh(
@@ -434,6 +455,16 @@ describe('deploy manifests', () => {
         }
       })
       const cleanup: (() => Promise<unknown>)[] = [() => hook.close()]
+      const ccObject: KubeObject = {
+        apiVersion: 'metacontroller.k8s.io/v1alpha1',
+        kind: 'CompositeController',
+        metadata: { name: cc, labels: { 'deploy-test': id } },
+        spec: {
+          parentResource: { apiVersion: parentCrd.apiVersion, resource: 'deployparents' },
+          childResources: [{ apiVersion: childCrd.apiVersion, resource: 'deploychilds' }],
+          hooks: { sync: { webhook: { url: hook.url } } },
+        },
+      }
       const lines: Record<string, unknown>[] = []
       let proc: ChildProcess | undefined
       try {
@@ -455,27 +486,12 @@ describe('deploy manifests', () => {
         // The shipped engine rules, unchanged, under a test-unique name.
         const roles: [string, Rule[]][] = [
           ['engine', rulesOf(find(objects, 'ClusterRole', 'metacontroller-ts:engine'))],
-          // What a user grants a controller (rbac-controllers.yaml). This control plane runs no
-          // ClusterRole aggregation controller, so the role is bound directly.
+          // What `metactl rbac` prints for the controller, and nothing else (the role a user
+          // applies; this control plane runs no ClusterRole aggregation controller, so it is
+          // bound directly).
           [
             'controllers',
-            [
-              {
-                apiGroups: [parentCrd.ref.group],
-                resources: ['deployparents'],
-                verbs: ['get', 'list', 'watch', 'update', 'patch'],
-              },
-              {
-                apiGroups: [parentCrd.ref.group],
-                resources: ['deployparents/status'],
-                verbs: ['get', 'update', 'patch'],
-              },
-              {
-                apiGroups: [childCrd.ref.group],
-                resources: ['deploychilds'],
-                verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
-              },
-            ],
+            rulesOf(parse(rbacManifest([{ object: ccObject, origin: 'test' }]).yaml) as KubeObject),
           ],
         ]
         for (const [suffix, rules] of roles) {
@@ -609,16 +625,7 @@ describe('deploy manifests', () => {
           description: 'the engine to lead with the shipped leader-election Role',
         })
 
-        await plane.client.create(CCS, {
-          apiVersion: 'metacontroller.k8s.io/v1alpha1',
-          kind: 'CompositeController',
-          metadata: { name: cc, labels: { 'deploy-test': id } },
-          spec: {
-            parentResource: { apiVersion: parentCrd.apiVersion, resource: 'deployparents' },
-            childResources: [{ apiVersion: childCrd.apiVersion, resource: 'deploychilds' }],
-            hooks: { sync: { webhook: { url: hook.url } } },
-          },
-        })
+        await plane.client.create(CCS, ccObject)
         cleanup.push(() => plane.client.delete(CCS, cc))
         await plane.client.create(parentCrd.ref, {
           apiVersion: parentCrd.apiVersion,

@@ -125,14 +125,23 @@ export function manifestFiles(n: ScaffoldNames): Record<string, string> {
       template: {
         metadata: { labels },
         spec: {
-          securityContext: { runAsNonRoot: true, runAsUser: 1000 },
+          // The restricted Pod Security Standard's fields, so the hook runs in any namespace.
+          securityContext: {
+            runAsNonRoot: true,
+            runAsUser: 1000,
+            seccompProfile: { type: 'RuntimeDefault' },
+          },
           containers: [
             {
               name: 'hook',
               image: `${n.name}-hook:dev`,
               ports: [{ name: 'http', containerPort: 8080 }],
               readinessProbe: { httpGet: { path: '/healthz', port: 'http' } },
-              securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true },
+              securityContext: {
+                allowPrivilegeEscalation: false,
+                readOnlyRootFilesystem: true,
+                capabilities: { drop: ['ALL'] },
+              },
             },
           ],
         },
