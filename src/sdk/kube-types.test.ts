@@ -6,7 +6,14 @@ import type { KubeObject } from '../core/kube-object.js'
 import { callCompositeHook } from './call-hook.js'
 import { defineCompositeHook } from './hook-types.js'
 import type { ChildrenMap } from './hook-types.js'
-import type { ConfigMap, Deployment } from './kube-types.js'
+import type {
+  ClusterRoleBinding,
+  ConfigMap,
+  Deployment,
+  Namespace,
+  ResourceQuota,
+  RoleBinding,
+} from './index.js'
 import { countObserved, listObserved } from './object-helpers.js'
 
 const parent: KubeObject = { apiVersion: 'example.com/v1', kind: 'Thing', metadata: { name: 'a' } }
@@ -44,5 +51,25 @@ describe('typed children', () => {
     const out = await callCompositeHook(sync, { parent, children })
     assert.deepEqual(out.status, { configMaps: 1, replicas: 3 })
     assert.deepEqual((out.children[0] as ConfigMap | undefined)?.data, { keys: '1' })
+  })
+})
+
+describe('built-in kinds by name', () => {
+  it('exports the kinds a tenant controller writes, each keyed by its literal Kind.apiVersion', async () => {
+    type Written = Namespace | ResourceQuota | RoleBinding | ClusterRoleBinding
+    const tenantSync = defineCompositeHook<KubeObject, Written>(({ children }) => {
+      const namespaces: Namespace[] = listObserved(children, 'Namespace.v1')
+      const quotas: ResourceQuota[] = listObserved(children, 'ResourceQuota.v1')
+      const bindings: ClusterRoleBinding[] = listObserved(
+        children,
+        'ClusterRoleBinding.rbac.authorization.k8s.io/v1'
+      )
+      return {
+        status: { seen: namespaces.length + quotas.length + bindings.length },
+        children: [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a' } }],
+      }
+    })
+    const out = await callCompositeHook(tenantSync, { parent, scope: 'Cluster' })
+    assert.deepEqual(out.status, { seen: 0 })
   })
 })

@@ -5,8 +5,9 @@
  * @remarks
  * Each built-in object type has literal `apiVersion` and `kind` (`Pod` has `apiVersion?: 'v1'`,
  * `kind?: 'Pod'`), which is what lets {@link ChildrenMap} key observed children by type. The
- * API groups are exported whole as namespaces (`CoreV1.PodSpec`, `AppsV1.DeploymentSpec`), the
- * objects hooks return most often also by name.
+ * API groups are exported whole as namespaces (`CoreV1.PodSpec`, `AppsV1.DeploymentSpec`), and
+ * every object kind of the core, apps, batch, networking, rbac and policy groups also by name
+ * (`Namespace`, `ResourceQuota`, `ClusterRoleBinding`, ...).
  *
  * @example
  * ```ts
@@ -59,5 +60,29 @@ export type PodDisruptionBudget = PolicyV1.PodDisruptionBudget
 export type Role = RbacV1.Role
 /** An rbac.authorization.k8s.io/v1 RoleBinding. */
 export type RoleBinding = RbacV1.RoleBinding
+/** A v1 Namespace (cluster-scoped). */
+export type Namespace = CoreV1.Namespace
+/** A v1 ResourceQuota. */
+export type ResourceQuota = CoreV1.ResourceQuota
+/** A v1 LimitRange. */
+export type LimitRange = CoreV1.LimitRange
+/** A v1 Endpoints. */
+export type Endpoints = CoreV1.Endpoints
+/** A v1 PersistentVolume (cluster-scoped). */
+export type PersistentVolume = CoreV1.PersistentVolume
+/** A v1 ReplicationController. */
+export type ReplicationController = CoreV1.ReplicationController
+/** A v1 PodTemplate. */
+export type PodTemplate = CoreV1.PodTemplate
+/** An apps/v1 ReplicaSet. */
+export type ReplicaSet = AppsV1.ReplicaSet
+/** An apps/v1 ControllerRevision. */
+export type ControllerRevision = AppsV1.ControllerRevision
+/** A networking.k8s.io/v1 IngressClass (cluster-scoped). */
+export type IngressClass = NetworkingV1.IngressClass
+/** An rbac.authorization.k8s.io/v1 ClusterRole (cluster-scoped). */
+export type ClusterRole = RbacV1.ClusterRole
+/** An rbac.authorization.k8s.io/v1 ClusterRoleBinding (cluster-scoped). */
+export type ClusterRoleBinding = RbacV1.ClusterRoleBinding
 /** A meta/v1 Condition, the shape of `status.conditions[]` entries. */
 export type Condition = MetaV1.Condition

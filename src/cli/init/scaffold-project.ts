@@ -132,6 +132,13 @@ npx metactl tree ${n.kind.toLowerCase()}/hello
 | \`test/controller.test.ts\` | the controller on a real local control plane (\`startControlPlane\`) |
 | \`Dockerfile\` | the hook image |
 
+Children that are RoleBindings or ClusterRoleBindings need one more right: the API server lets the
+engine grant a role only if it holds every rule of that role, or has the verb \`bind\` on it.
+Add to \`deploy/rbac.yaml\` a rule \`{ apiGroups: [rbac.authorization.k8s.io], resources:
+[clusterroles], verbs: [bind], resourceNames: [the roles your bindings reference] }\` (\`roles\`
+for namespaced Roles); without it the write fails with 403 \`attempting to grant RBAC permissions
+not currently held\`, and \`metactl dev\` names the missing right.
+
 The local cluster's binaries are built once with \`npx metactl cluster install\` (Go >= 1.26,
 about 16 minutes cold); \`npm test\` fails and says so while they are missing. With a cluster of
 your own instead (kind, k3d, any): \`METACTL_USE_EXISTING_CLUSTER=1 npm test\` (the cluster of
