@@ -36,6 +36,41 @@ const ALLOWED: Record<string, readonly string[]> = {
 }
 
 /**
+ * Layer -> its sub-folders, lowest first: a file in one may import only those before it (and its
+ * own). Every sub-folder of such a layer must be listed, so a new one takes its place in the order.
+ * The layer's top-level files (its index, and the engine's `engine.ts` and the `engine-context.ts`
+ * its sub-folders read their shared types from) compose the sub-folders and are not ordered.
+ */
+const SUBFOLDERS: Record<string, readonly string[]> = {
+  runtime: [
+    'clock',
+    'rate-limit',
+    'diagnostics',
+    'informers',
+    'queue',
+    'metrics',
+    'leader',
+    'ring',
+  ],
+  engine: [
+    'metrics',
+    'hooks',
+    'children',
+    'rollout',
+    'events',
+    'customize',
+    'leadership',
+    'leader',
+    'sharding',
+    'loop',
+    'meta',
+    'sync',
+    'composite',
+    'decorator',
+  ],
+}
+
+/**
  * Packages a layer may use besides node: built-ins; core and api stay dependency-free, and the
  * sdk's only package is kubernetes-types, which is declarations only (no run-time code).
  */
@@ -89,6 +124,12 @@ function layerOf(path: string): string {
   const [layer = '', sub = ''] = relative('src', path).split('/')
   const nested = `${layer}/${sub}`
   return nested in ALLOWED ? nested : layer
+}
+
+/** The sub-folder of its layer a source file sits in, or undefined for a top-level file. */
+function subfolderOf(path: string): string | undefined {
+  const parts = relative(join('src', layerOf(path)), path).split('/')
+  return parts.length > 1 ? parts[0] : undefined
 }
 
 /** The source files `file` imports, as paths (type-only imports too: they tie modules as well). */
@@ -162,6 +203,31 @@ describe('import boundaries', () => {
             violations.push(`${file} (${layer}) imports package ${spec}`)
           }
         }
+      }
+    }
+    assert.deepEqual(violations, [])
+  })
+
+  it('lists every sub-folder of an ordered layer in its order', () => {
+    const unlisted = files
+      .filter((f) => layerOf(f) in SUBFOLDERS)
+      .map((f) => [layerOf(f), subfolderOf(f)] as const)
+      .filter(([layer, sub]) => sub !== undefined && !(SUBFOLDERS[layer] ?? []).includes(sub))
+      .map(([layer, sub]) => `${layer}/${sub ?? ''}`)
+    assert.deepEqual([...new Set(unlisted)], [])
+  })
+
+  it('only imports lower sub-folders inside a layer', () => {
+    const violations: string[] = []
+    for (const file of files) {
+      const layer = layerOf(file)
+      const order = SUBFOLDERS[layer]
+      const from = subfolderOf(file)
+      if (order === undefined || from === undefined) continue
+      for (const target of localImportsOf(file)) {
+        const to = layerOf(target) === layer ? subfolderOf(target) : undefined
+        if (to !== undefined && order.indexOf(to) > order.indexOf(from))
+          violations.push(`${file} (${layer}/${from}) imports ${target} (${layer}/${to})`)
       }
     }
     assert.deepEqual(violations, [])

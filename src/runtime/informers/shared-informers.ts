@@ -70,7 +70,7 @@ function normalizeScope(ref: ResourceRef, scope: ListWatchScope): ListWatchScope
   }
 }
 
-function keyOf(ref: ResourceRef, scope: ListWatchScope): string {
+function collectionKeyOf(ref: ResourceRef, scope: ListWatchScope): string {
   return JSON.stringify([
     ref.group,
     ref.version,
@@ -109,7 +109,7 @@ export class SharedInformers {
     scope: ListWatchScope = {}
   ): InformerLease<T> {
     const normalized = normalizeScope(ref, scope)
-    const key = keyOf(ref, normalized)
+    const key = collectionKeyOf(ref, normalized)
     let entry = this.#entries.get(key)
     if (entry === undefined) {
       const informer = new Informer(this.#factory(ref, normalized), this.#options)
