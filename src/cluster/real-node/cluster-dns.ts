@@ -58,8 +58,8 @@ async function answers(): Promise<boolean> {
   }
 }
 
-// Phase, readiness and each container's waiting/terminated reason, for the timeout message.
-function describePod(pod: KubeObject): string {
+/** A DNS Pod's phase, readiness and container state with its reason, for the timeout message. */
+export function describeDnsPod(pod: KubeObject): string {
   const status = (pod['status'] ?? {}) as {
     phase?: string
     conditions?: { type: string; status: string }[]
@@ -89,7 +89,7 @@ async function dnsPodsState(client: DynamicClient): Promise<string> {
         .join(','),
     })
     if (pods.items.length === 0) return 'no coredns Pod exists (see the Deployment and its events)'
-    return pods.items.map(describePod).join('\n')
+    return pods.items.map(describeDnsPod).join('\n')
   } catch (error) {
     return `its Pods could not be listed: ${error instanceof Error ? error.message : String(error)}`
   }
