@@ -13,7 +13,7 @@ import type {
 import { compositeFinalizer, compositeKind } from '../composite/composite-kind.js'
 import type { ConformanceHook, KindAdapter, KindBuildOptions } from './conformance-harness.js'
 import { kindHook } from './kind-hook.js'
-import { fakeResourceInfo } from '../../in-memory/fake-resources.js'
+import { CONFIGMAPS, CONFORMANCE_NAME, WIDGETS } from './conformance-resources.js'
 
 /** Options of {@link compositeAdapter}. */
 export interface CompositeAdapterOptions {
@@ -21,22 +21,9 @@ export interface CompositeAdapterOptions {
   readonly generateSelector: boolean
 }
 
-const NAME = 'conformance'
-const PARENT = fakeResourceInfo({
-  group: 'example.com',
-  version: 'v1',
-  resource: 'widgets',
-  kind: 'Widget',
-  namespaced: true,
-  subresources: ['status'],
-})
-const CHILD = fakeResourceInfo({
-  group: '',
-  version: 'v1',
-  resource: 'configmaps',
-  kind: 'ConfigMap',
-  namespaced: true,
-})
+const NAME = CONFORMANCE_NAME
+const PARENT = WIDGETS
+const CHILD = CONFIGMAPS
 
 /** Wraps a kind-neutral hook as a composite sync or finalize hook. */
 function compositeHook(

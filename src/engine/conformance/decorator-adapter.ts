@@ -18,24 +18,11 @@ import { gvkKey } from '../../api/hook-model.js'
 import { decoratorKind } from '../decorator/decorator-kind.js'
 import type { ConformanceHook, KindAdapter } from './conformance-harness.js'
 import { kindHook } from './kind-hook.js'
-import { fakeResourceInfo } from '../../in-memory/fake-resources.js'
+import { CONFIGMAPS, CONFORMANCE_NAME, WIDGETS } from './conformance-resources.js'
 
-const NAME = 'conformance'
-const TARGET = fakeResourceInfo({
-  group: 'example.com',
-  version: 'v1',
-  resource: 'widgets',
-  kind: 'Widget',
-  namespaced: true,
-  subresources: ['status'],
-})
-const ATTACHMENT = fakeResourceInfo({
-  group: '',
-  version: 'v1',
-  resource: 'configmaps',
-  kind: 'ConfigMap',
-  namespaced: true,
-})
+const NAME = CONFORMANCE_NAME
+const TARGET = WIDGETS
+const ATTACHMENT = CONFIGMAPS
 const ATTACHMENT_TYPE = gvkKey(ATTACHMENT.apiVersion, ATTACHMENT.kind)
 
 /** Wraps a kind-neutral hook as a decorator sync or finalize hook (labels and annotations kept). */
