@@ -3,7 +3,7 @@
 # (docs/deploy.md). Two stages: `build` compiles TypeScript to dist/; the runtime stage holds only
 # dist/, bin/, the CRDs and production dependencies, and runs as a non-root user. Its default
 # command is `metactl run`; `/usr/bin/metacontroller` runs upstream's manifests unchanged.
-ARG NODE_IMAGE=node:24-alpine
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /src

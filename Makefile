@@ -8,7 +8,7 @@ SHELL := bash
 
 NODE_STAMP := node_modules/.package-lock.json
 
-.PHONY: help install controlplane node examples helm check unit integration e2e build test demo demo-real run bench bench-large bench-upstream fuzz clean
+.PHONY: help install controlplane node examples images helm check unit integration e2e build test demo demo-real run bench bench-large bench-upstream fuzz clean
 
 help:
 	@echo "make demo          run the PodService demo on a local control plane (builds it on first use)"
@@ -16,8 +16,9 @@ help:
 	@echo "make run           start the control plane, engine and PodService hook, and keep them running"
 	@echo "make test          format check, lint, type-check, unit, integration and e2e tests"
 	@echo "make controlplane  build or reuse etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok"
-	@echo "make node          build or reuse the real node: kubelet, kube-proxy, containerd, runc, CNI plugins, images"
+	@echo "make node          build or reuse the real node: kubelet, kube-proxy, containerd, runc, CNI plugins, CoreDNS, images"
 	@echo "make examples      build or reuse what upstream's examples run on the real node: their images, jsonnetd, image-mirror"
+	@echo "make images        build the Dockerfiles without Docker (buildah; base images from Debian packages) and test the images"
 	@echo "make check         format check, lint and type-check only"
 	@echo "make bench         run the benchmarks in bench/, the compiled engine at 1,000 parents included (figures go to docs/performance.md)"
 	@echo "make bench-large   the 10,000-parent engine benchmarks, in-process and compiled (opt-in: long on 2 cores)"
@@ -36,17 +37,29 @@ controlplane:
 
 # The real node (`metactl cluster up --runtime containerd`): tools/node/build.sh also installs the
 # Debian packages it needs (iptables, conntrack, libseccomp-dev, busybox-static) when missing.
-# Traefik is the real node's ingress controller (`make demo-real`).
+# Traefik is the real node's ingress controller (`make demo-real`); CoreDNS (tools/coredns: binary
+# and image) its cluster DNS.
 node:
 	@tools/node/build.sh >/dev/null
 	@tools/node/images.sh >/dev/null
 	@tools/traefik/build.sh >/dev/null
+	@tools/coredns/build.sh >/dev/null
 
 # Upstream's examples on the real node (test/e2e/upstream-examples-real-node.test.ts): nginx,
 # busybox and jsonnetd images, tools/jsonnetd for their Jsonnet hooks, and the image mirror.
 examples: node
 	@tools/node/example-images.sh >/dev/null
 	@tools/image-mirror/build.sh >/dev/null
+
+# The Dockerfiles (engine, `metactl init` scaffold, PodService example) built unchanged without
+# Docker (docs/images.md): tools/images/ installs buildah and debootstrap when missing, assembles
+# the base images once into ~/.cache/metacontroller-ts/images, then the tests build and run each
+# image, and load two into a real node with `metactl cluster load` (root). Not part of
+# `make test` (cold: about 9 min on 2 busy cores, 3.5 min of it the base images).
+images: install node
+	@tools/images/base-images.sh >/dev/null
+	node --import tsx --test --test-reporter=spec --test-concurrency=1 \
+	  test/images/dockerfile-builds.test.ts test/images/real-node-load.test.ts
 
 check: install
 	npm run format:check

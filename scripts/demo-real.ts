@@ -122,24 +122,18 @@ function installIngressAndHook(steps: Steps, cluster: RealNodeCluster): string {
     ...['-o', 'jsonpath={.spec.clusterIP}'],
   ])
   steps.line(
-    `hook Service podservice-hook.metacontroller = ${hookIP} (no cluster DNS: hostAliases)`
+    `hook Service podservice-hook.metacontroller = ${hookIP} (the engine calls it by that name: cluster DNS)`
   )
   steps.done()
   return hookIP
 }
 
-async function installEngine(
-  steps: Steps,
-  cluster: RealNodeCluster,
-  hookIP: string
-): Promise<void> {
+async function installEngine(steps: Steps, cluster: RealNodeCluster): Promise<void> {
   steps.start('Install the engine with its Helm chart (2 replicas, leader election, in-cluster)')
   const args = [
     ...['install', 'metacontroller', 'deploy/helm/metacontroller-ts'],
     ...['--namespace', 'metacontroller', '--kubeconfig', cluster.kubeconfigPath],
     ...['--set', 'rbac.podServiceExample=true'],
-    ...['--set', `hostAliases[0].ip=${hookIP}`],
-    ...['--set', 'hostAliases[0].hostnames[0]=podservice-hook.metacontroller'],
     ...['--wait', '--timeout', '3m'],
   ]
   steps.line(
@@ -316,8 +310,8 @@ async function main(world: { cluster?: RealNodeCluster }): Promise<void> {
   const images = buildImages(steps)
   const cluster = await startCluster(steps, images, port)
   world.cluster = cluster
-  const hookIP = installIngressAndHook(steps, cluster)
-  await installEngine(steps, cluster, hookIP)
+  installIngressAndHook(steps, cluster)
+  await installEngine(steps, cluster)
   const first = await createPodService(steps, cluster, port)
   const second = await changeImage(steps, cluster, port, first)
   await deletePodService(steps, cluster, second)

@@ -29,7 +29,8 @@ const out = (text: string): void => {
 const SIMULATED =
   'the local cluster has one simulated node (KWOK): Pods are scheduled and reported Running ' +
   'and Ready, but no container really runs (no image pull, no traffic).'
-const REAL_CLUSTER = 'To run them for real (kind), see examples/podservice/README.md.'
+const REAL_CLUSTER =
+  'To run them for real (containers, the engine by its Helm chart, an Ingress): make demo-real (root).'
 const NEW_IMAGE = 'nginx:1.27-alpine'
 
 async function main(world: { local?: LocalPodService }): Promise<void> {

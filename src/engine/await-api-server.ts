@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { messageOf } from '../core/message-of.js'
 import type { KubeTransport } from '../kube/kube-transport.js'
 import type { Logger } from '../runtime/diagnostics/logger.js'
 
@@ -58,7 +59,7 @@ export async function awaitApiServer(
       if (attempt >= START_ATTEMPTS)
         throw new EngineStartError(
           `cannot reach the API server at ${transport.config.server} after ${attempt} ` +
-            `attempts: ${error instanceof Error ? error.message : String(error)}`,
+            `attempts: ${messageOf(error)}`,
           { cause: error }
         )
       log.warn('API server not reachable yet', { attempt, error })

@@ -28,7 +28,10 @@ export interface EngineContext {
   readonly workers: number
   /** Periodic resync of every parent when a controller sets no shorter `resyncPeriodSeconds`. */
   readonly cacheFlushIntervalMs: number
-  /** Which CompositeControllers and DecoratorControllers this engine serves (`--target-label-selector`). */
+  /**
+   * Which CompositeControllers and DecoratorControllers this engine serves
+   * (`--target-label-selector`).
+   */
   readonly targetSelector: (labels: Readonly<Record<string, string>>) => boolean
   /**
    * Settles when this replica leads (leader election); hosted controllers sync their caches at

@@ -47,7 +47,10 @@ export interface EngineOptions {
   readonly watchCompositeControllers?: boolean
   /** Serve DecoratorController objects from the cluster (true, when their CRD is installed). */
   readonly watchDecoratorControllers?: boolean
-  /** Only serve CompositeControllers whose labels match (upstream `--target-label-selector`). */
+  /**
+   * Only serve CompositeControllers and DecoratorControllers whose labels match (upstream
+   * `--target-label-selector`).
+   */
   readonly targetLabelSelector?: string
   /**
    * Where the ControllerRevisions of cluster-scoped parents live ({@link DEFAULT_REVISION_NAMESPACE}).

@@ -28,12 +28,16 @@ import { ENGINE_FIELD_MANAGER } from './children/child-applier.js'
 import { dynamicApplier } from './children/dynamic-applier.js'
 import type { EngineContext } from './engine-context.js'
 import { DEFAULT_REVISION_NAMESPACE } from './engine-options.js'
-import type { EngineLeadership, EngineOptions } from './engine-options.js'
+import type { EngineOptions } from './engine-options.js'
 import { EventRecorder } from './events/event-recorder.js'
 import { DEFAULT_HOOK_MAX_IN_FLIGHT } from './hooks/hook-call-limiter.js'
 import { DEFAULT_MAX_RESPONSE_BYTES } from './hooks/post-webhook.js'
+import type { EngineLeadership } from './leadership/engine-leadership.js'
 import { hookMetricsFor } from './metrics/hook-metrics.js'
 import { loggingRequestObserver } from './request-log.js'
+import { ForbiddenRequests } from './forbidden/forbidden-requests.js'
+import { observeForbidden } from './forbidden/cache-readiness.js'
+import { isForbidden } from './forbidden/is-forbidden.js'
 
 /** What {@link buildEngineServices} builds. */
 export interface EngineServices {
@@ -43,6 +47,8 @@ export interface EngineServices {
   /** The event recorder's own client: its own token bucket, as upstream's event broadcaster. */
   readonly eventClient: DynamicClient
   readonly recorder: EventRecorder
+  /** Names every 403: the controllers needing the right (bound by `Engine.start`). */
+  readonly forbidden: ForbiddenRequests
   /** The shared services; its `applier` is final unless `loadApplier` is set. */
   readonly context: EngineContext
   /**
@@ -74,7 +80,8 @@ function engineInformers(
     transform: stripManagedFields,
     observer: metrics.informerObserver({
       onError: (resource, error, retryInMs) => {
-        log.warn('watch failed; retrying', { resource, error, retryInMs })
+        // A 403 is named once by ForbiddenRequests, not on every retry.
+        if (!isForbidden(error)) log.warn('watch failed; retrying', { resource, error, retryInMs })
       },
       onHandlerError: (resource, error) => {
         log.error('event handler failed', { resource, error })
@@ -180,7 +187,11 @@ export function buildEngineServices(
   const rate = options.clientRateLimit ?? DEFAULT_CLIENT_RATE_LIMIT
   const makeLimiter = options.makeLimiter ?? ((_client, r) => tokenBucketLimiter(r))
   const log = options.log ?? silentLogger
-  const observer = loggingRequestObserver(log, metrics.requestObserver(new URL(config.server).host))
+  const forbidden = new ForbiddenRequests({ log, registry: metrics.registry })
+  const observer = observeForbidden(
+    loggingRequestObserver(log, metrics.requestObserver(new URL(config.server).host)),
+    forbidden
+  )
   const transport = engineTransport(config, options, observer, makeLimiter('objects', rate))
   const client = new DynamicClient(transport)
   const eventClient = new DynamicClient(
@@ -220,6 +231,7 @@ export function buildEngineServices(
     metrics,
     eventClient,
     recorder,
+    forbidden,
     context,
     ...(loadApplier === undefined ? {} : { loadApplier }),
   }

@@ -44,6 +44,8 @@ import type {
 } from './engine-options.js'
 import { buildEngineServices } from './engine-services.js'
 import type { EventRecorder } from './events/event-recorder.js'
+import type { ForbiddenRequests } from './forbidden/forbidden-requests.js'
+import { forbiddenCaches, notReadyCaches } from './forbidden/cache-readiness.js'
 import { limitHooks } from './hooks/hook-call-limiter.js'
 import { hookLimiterFor } from './hooks/webhook-hooks.js'
 import type { HostedController } from './loop/start-hosted-controller.js'
@@ -53,9 +55,9 @@ import { hookMetricsFor } from './metrics/hook-metrics.js'
 
 export { EngineStartError } from './await-api-server.js'
 export { DEFAULT_REVISION_NAMESPACE } from './engine-options.js'
+export type { EngineLeadership } from './leadership/engine-leadership.js'
 export type {
   EngineClientBudget,
-  EngineLeadership,
   EngineOptions,
   InProcessCompositeController,
   InProcessDecoratorController,
@@ -70,7 +72,12 @@ export class Engine {
   #context: EngineContext
   readonly #options: EngineOptions
   readonly #inProcess = new Map<string, HostedController>()
-  readonly #metas: { stop(): Promise<void>; runningControllers(): string[] }[] = []
+  readonly #metas: {
+    stop(): Promise<void>
+    runningControllers(): string[]
+    controllerObjects(): KubeObject[]
+  }[] = []
+  readonly #forbidden: ForbiddenRequests
   readonly #recorder: EventRecorder
   /** The event recorder's own client: its own token bucket, as upstream's event broadcaster. */
   readonly #eventClient: DynamicClient
@@ -90,6 +97,7 @@ export class Engine {
     this.metrics = services.metrics
     this.#eventClient = services.eventClient
     this.#recorder = services.recorder
+    this.#forbidden = services.forbidden
     this.#context = services.context
     this.#loadApplier = services.loadApplier
   }
@@ -121,7 +129,9 @@ export class Engine {
    */
   async start(signal?: AbortSignal): Promise<void> {
     if (this.#started) return
-    const { discovery, log } = this.#context
+    const { discovery, log, events } = this.#context
+    const controllers = (): KubeObject[] => this.#metas.flatMap((m) => m.controllerObjects())
+    this.#forbidden.bind({ events, controllers })
     await awaitApiServer(this.transport, log, signal)
     if (this.#loadApplier !== undefined)
       this.#context = { ...this.#context, applier: await this.#loadApplier() }
@@ -165,11 +175,17 @@ export class Engine {
     return [...informers.status(), ...(shardedInformers?.status() ?? [])]
   }
 
-  /** Why the engine is not ready (`/readyz`): caches not synced yet; empty when ready. */
+  /**
+   * Why the engine is not ready (`/readyz`): caches not synced yet, except those RBAC forbids
+   * (`forbidden/cache-readiness.ts`); empty when ready.
+   */
   notReady(): string[] {
-    return this.#informerStatus()
-      .filter((s) => !s.synced)
-      .map((s) => `${s.description} not synced`)
+    return notReadyCaches(this.#informerStatus(), this.#forbidden.forbiddenCollections())
+  }
+
+  /** The unsynced caches `notReady` leaves out because RBAC forbids them (`/readyz?verbose`). */
+  forbiddenNotReady(): string[] {
+    return forbiddenCaches(this.#informerStatus(), this.#forbidden.forbiddenCollections())
   }
 
   /**

@@ -58,7 +58,7 @@ function withoutVersion(object: KubeObject): KubeObject {
 /** The objects of the in-memory API server and the semantics of writing them. */
 export class FakeStore {
   /** The collections, by `group/resource`. */
-  readonly collections = new Map<string, Collection>()
+  readonly collections: Map<string, Collection> = new Map()
   /** The current (latest) resourceVersion. */
   rv = 0
   /** Watches from before this resourceVersion are answered with 410 (see {@link FakeStore.compact}). */

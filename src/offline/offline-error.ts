@@ -9,3 +9,11 @@
 export class OfflineError extends Error {
   override readonly name = 'OfflineError'
 }
+
+/**
+ * The engine would not sync the parent (a decorator's target its selectors do not select): no
+ * error in the inputs, but nothing to plan; the message says why.
+ */
+export class NothingPlannedError extends Error {
+  override readonly name = 'NothingPlannedError'
+}

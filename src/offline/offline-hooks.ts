@@ -1,7 +1,8 @@
 /**
- * The hooks an offline sync (`metactl render`) gives the engine's pipeline, the same for both controller kinds:
- * the controller's webhooks, built by the engine's own builder and pointed at `--hook-url`, or an
- * SDK hook imported from `--hook-module` and run through the SDK's in-process adapter.
+ * The hooks an offline sync (`metactl render`) gives the engine's pipeline, the same for both
+ * controller kinds: the controller's webhooks, built by the engine's own builder and pointed at
+ * `--hook-url`, or SDK hooks imported from `--hook-module`, looked up as `metactl dev` looks them
+ * up (`sdk/hook-exports.ts`), and run through the SDK's in-process adapter.
  *
  * @module
  */
@@ -12,10 +13,14 @@ import { pathToFileURL } from 'node:url'
 import { DEFAULT_WEBHOOK_TIMEOUT_MS } from '../api/composite-controller-spec.js'
 import type { SyncHooks } from '../api/controller-hooks.js'
 import type { ControllerHooks, HookSpec } from '../api/controller-spec-fields.js'
-import type { HookFunction } from '../api/hook-model.js'
+import type { CustomizeRequest, CustomizeResponse, HookFunction } from '../api/hook-model.js'
+import type { KubeObject } from '../core/kube-object.js'
 import type { BuildWebhooksOptions } from '../engine/hooks/webhook-hooks.js'
 import { silentLogger } from '../runtime/diagnostics/logger.js'
 import type { Logger } from '../runtime/diagnostics/logger.js'
+import { controllerHooks, HookExportError, hooksIn } from '../sdk/hook-exports.js'
+import type { ControllerHookFunctions } from '../sdk/hook-exports.js'
+import { inProcessHooksOf } from '../sdk/in-process.js'
 import { OfflineError } from './offline-error.js'
 import { messageOf } from '../core/message-of.js'
 
@@ -26,22 +31,27 @@ export interface OfflineHookOptions {
   readonly finalizing?: boolean
 }
 
+/** A customize hook in the engine's model. */
+export type OfflineCustomize = HookFunction<CustomizeRequest, CustomizeResponse>
+
 /** The hooks of one render, and what to call them in messages. */
 export interface OfflineHooks<Request, Response> {
   readonly description: string
   readonly hooks: SyncHooks<Request, Response>
+  /** The module's customize hook, called offline over the `--related` objects. */
+  readonly customize: OfflineCustomize | undefined
   close(): Promise<void>
 }
 
 /** How one controller kind's hooks are built. */
 export interface OfflineHookKind<Request, Response> {
+  /** The controller, whose `metadata.name` names its hooks' export in a module. */
+  readonly controller: KubeObject
   /** The engine's webhook builder of the kind, for these hook settings. */
   webhooks(
     hooks: ControllerHooks,
     options: BuildWebhooksOptions
   ): Promise<SyncHooks<Request, Response> & { close?: () => Promise<void> }>
-  /** The SDK's in-process adapter of an imported hook function. */
-  inProcess(hook: unknown, name: 'sync' | 'finalize'): HookFunction<Request, Response>
   /** Sees every answer first (once per revision in a rollout): guessed kinds are corrected. */
   answered?(response: Response): void
 }
@@ -89,14 +99,62 @@ async function importModule(path: string): Promise<Record<string, unknown>> {
   }
 }
 
+/** The hooks an export holds: a function (one hook) or an object `{ sync, finalize?, customize? }`. */
+function hooksOfExport(value: unknown, name: string): ControllerHookFunctions | undefined {
+  if (typeof value === 'function')
+    return { sync: value as ControllerHookFunctions['sync'], from: name }
+  if (typeof value === 'object' && value !== null)
+    return hooksIn(value as Record<string, unknown>, name)
+  return undefined
+}
+
 /**
- * Imports a `--hook-module path[#export]` and picks the hook: the named export, else `finalize`
- * when finalizing and present, else `sync`, else `default`.
+ * The hooks of `controller` in a module, as `metactl dev` finds them (the export named after its
+ * `metadata.name`, else the top-level `sync`, `finalize` and `customize`), else a `default`
+ * export; or the export `#name` names.
  */
+function pickHooks(
+  module: Readonly<Record<string, unknown>>,
+  requested: string | undefined,
+  controller: KubeObject,
+  file: string,
+  finalizing: boolean
+): ControllerHookFunctions {
+  if (requested !== undefined) {
+    const found = hooksOfExport(module[requested], requested)
+    if (found !== undefined) return found
+    const exports = Object.keys(module).join(', ') || 'none'
+    throw new OfflineError(
+      `--hook-module ${file}#${requested}: export ${requested} is not a hook function nor an ` +
+        `object { sync, finalize?, customize? } (exports: ${exports})`
+    )
+  }
+  try {
+    const found = controllerHooks(module, [controller], file).get(controller.metadata.name ?? '')
+    if (found !== undefined) return found
+  } catch (error) {
+    const fallback = hooksOfExport(module['default'], 'default')
+    if (fallback !== undefined) return fallback
+    // A module of only a finalize hook previews finalizing.
+    const finalize = module['finalize']
+    if (finalizing && typeof finalize === 'function') {
+      const hook = finalize as ControllerHookFunctions['sync']
+      return { sync: hook, finalize: hook, from: 'sync' }
+    }
+    if (!(error instanceof HookExportError)) throw error
+    throw new OfflineError(
+      `--hook-module ${file}: ${error.message}; or name one with ${file}#<export>`
+    )
+  }
+  throw new OfflineError(`--hook-module ${file}: no hooks found`)
+}
+
+/** Imports a `--hook-module path[#export]` and picks the controller's hooks (see {@link pickHooks}). */
 async function importHookModule(
   specifier: string,
+  controller: KubeObject,
   finalizing: boolean
-): Promise<{ description: string; hook: unknown }> {
+): Promise<ControllerHookFunctions & { file: string; single: boolean }> {
   const hash = specifier.lastIndexOf('#')
   const file = hash === -1 ? specifier : specifier.slice(0, hash)
   const requested = hash === -1 ? undefined : specifier.slice(hash + 1)
@@ -110,21 +168,8 @@ async function importHookModule(
   } catch (error) {
     throw new OfflineError(`--hook-module ${specifier}: cannot import ${path}: ${messageOf(error)}`)
   }
-  const preferred = finalizing && typeof module['finalize'] === 'function' ? 'finalize' : 'sync'
-  const name =
-    requested ??
-    (typeof module[preferred] !== 'function' && typeof module['default'] === 'function'
-      ? 'default'
-      : preferred)
-  const hook = module[name]
-  if (typeof hook !== 'function') {
-    const found = Object.keys(module).filter((key) => typeof module[key] === 'function')
-    throw new OfflineError(
-      `--hook-module ${specifier}: ${file} has no function export "${name}" ` +
-        `(function exports: ${found.join(', ') || 'none'}); name one with ${file}#<export>`
-    )
-  }
-  return { description: `hook ${file}#${name}`, hook }
+  const found = pickHooks(module, requested, controller, file, finalizing)
+  return { ...found, file, single: typeof module[found.from] === 'function' }
 }
 
 /** A logger that prints what a webhook's answer was warned about, and drops the rest. */
@@ -159,6 +204,7 @@ export async function offlineHooks<Request, Response>(
   return {
     description: built.description,
     hooks: { sync: call, finalize: call },
+    customize: built.customize,
     close: () => built.close(),
   }
 }
@@ -168,12 +214,32 @@ async function buildHook<Request, Response>(
   hooks: ControllerHooks,
   kind: OfflineHookKind<Request, Response>,
   warn: (line: string) => void
-): Promise<{ description: string; call: HookFunction<Request, Response>; close(): Promise<void> }> {
+): Promise<{
+  description: string
+  call: HookFunction<Request, Response>
+  customize: OfflineCustomize | undefined
+  close(): Promise<void>
+}> {
   const finalizing = opts.finalizing === true
-  const name = finalizing ? 'finalize' : 'sync'
   if (opts.hookModule !== undefined) {
-    const { description, hook } = await importHookModule(opts.hookModule, finalizing)
-    return { description, call: kind.inProcess(hook, name), close: () => Promise.resolve() }
+    const found = await importHookModule(opts.hookModule, kind.controller, finalizing)
+    // One hook serves as both: finalize when finalizing and the module has one, else sync.
+    const name = finalizing && found.finalize !== undefined ? 'finalize' : 'sync'
+    const hook = found[name] ?? found.sync
+    const adapted = inProcessHooksOf(kind.controller.kind as 'CompositeController', {
+      [name]: hook,
+      ...(found.customize === undefined ? {} : { customize: found.customize }),
+    }) as unknown as SyncHooks<Request, Response> & { customize?: OfflineCustomize }
+    const call = adapted[name]
+    if (call === undefined) throw new Error('the in-process adapter dropped the hook')
+    // `#sync` or `#finalize` for top-level hooks, `#tenants.sync` for an object export's.
+    const shown = found.from === 'sync' ? name : found.single ? found.from : `${found.from}.${name}`
+    return {
+      description: `hook ${found.file}#${shown}`,
+      call,
+      customize: adapted.customize,
+      close: () => Promise.resolve(),
+    }
   }
   const url = opts.hookUrl ?? ''
   try {
@@ -201,6 +267,8 @@ async function buildHook<Request, Response>(
   return {
     description: `hook ${url} (${pointed.version})`,
     call,
+    // A customize webhook is the controller's own; --hook-url names one sync hook.
+    customize: undefined,
     close: built.close ?? (() => Promise.resolve()),
   }
 }

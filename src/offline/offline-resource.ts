@@ -94,6 +94,8 @@ export interface OfflineInputs {
   readonly byRule: Map<ResolvedRule, KubeObject[]>
   /** The observed objects held back from the rules (ControllerRevisions). */
   readonly held: KubeObject[]
+  /** The objects a customize hook selects its related objects from (`--related`). */
+  readonly related: readonly KubeObject[]
 }
 
 /** Corrects guessed kinds from the hook's answer, whose objects name their kinds. */

@@ -6,7 +6,6 @@
  * @module
  */
 import type { KubeObject } from '../core/kube-object.js'
-import { objectKey } from '../core/object-key.js'
 import type { CompositeControllerSpec } from '../api/composite-controller-spec.js'
 import type { CompositeSyncRequest, CompositeSyncResponse } from '../api/hook-model.js'
 import { CONTROLLER_REVISIONS } from '../kube/well-known-resources.js'
@@ -21,22 +20,13 @@ import type {
 import { DEFAULT_REVISION_NAMESPACE } from '../engine/engine-options.js'
 import { webhookCompositeHooks } from '../engine/hooks/webhook-hooks.js'
 import type { RolloutOutcome } from '../engine/rollout/assemble-rollout.js'
-import { inProcessHooks } from '../sdk/in-process.js'
-import type { CompositeHook } from '../sdk/hook-types.js'
 import { OfflineError } from './offline-error.js'
-import {
-  correctGuesses,
-  describeObject,
-  parentResourceOf,
-  resourceOf,
-  typeOf,
-} from './offline-resource.js'
+import { parentResourceOf, resourceOf, typeOf } from './offline-resource.js'
 import type { OfflineInputs, ResolvedRule } from './offline-resource.js'
 import type { OfflineHookOptions } from './offline-hooks.js'
-import { offlineHooks } from './offline-hooks.js'
-import type { OfflineHookKind } from './offline-hooks.js'
+import { prepareOfflineSync, warnLeftOut } from './prepare-offline-sync.js'
 import { runOfflineSync } from './run-offline-sync.js'
-import { asDeleting, cacheOf, NO_EVENTS, seedCluster } from './seed-cluster.js'
+import { cacheOf, NO_EVENTS } from './seed-cluster.js'
 import type { OfflineRun } from './run-offline-sync.js'
 
 /** What a composite render produced. */
@@ -46,49 +36,14 @@ export interface CompositeRender extends Pick<OfflineRun, 'desired' | 'written' 
   readonly rollout?: RolloutOutcome
 }
 
-function compositeHooks(
-  spec: CompositeControllerSpec,
-  answered: (response: CompositeSyncResponse) => void
-): OfflineHookKind<CompositeSyncRequest, CompositeSyncResponse> {
-  return {
-    answered,
-    webhooks: (hooks, options) => webhookCompositeHooks({ ...spec, hooks }, options),
-    inProcess: (hook, name) => {
-      const call = inProcessHooks({ [name]: hook as CompositeHook })[name]
-      if (call === undefined) throw new Error('inProcessHooks dropped the hook')
-      return call
-    },
-  }
-}
-
-/** Warns about what an offline render cannot do as the engine would. */
-function warnOffline(
-  spec: CompositeControllerSpec,
-  finalizing: boolean,
-  warn: (line: string) => void
-): void {
-  if (finalizing && spec.hooks.finalize === undefined) {
-    warn('warning: the controller has no finalize hook; the engine never sends finalizing: true')
-  }
-  if (spec.hooks.customize !== undefined) {
-    warn('warning: the customize hook is not called offline; related objects are empty')
-  }
-}
-
-/** Warns about the observed children the engine did not claim, and why. */
-function warnLeftOut(
-  byRule: ReadonlyMap<ResolvedRule, readonly KubeObject[]>,
+/** Why the engine did not claim an observed child. */
+function whyLeftOut(
   observed: CompositeObserved,
-  parent: KubeObject,
-  warn: (line: string) => void
-): void {
-  for (const [rule, children] of byRule) {
-    for (const child of children) {
-      if (observed.children.get(typeOf(rule))?.has(objectKey(child)) === true) continue
-      const decision = decideClaim(child, parent, observed.selector.matches)
-      const reason = 'reason' in decision ? decision.reason : 'the engine did not claim it'
-      warn(`warning: observed ${describeObject(child)} is left out: ${reason}`)
-    }
+  parent: KubeObject
+): (child: KubeObject) => string {
+  return (child) => {
+    const decision = decideClaim(child, parent, observed.selector.matches)
+    return 'reason' in decision ? decision.reason : 'the engine did not claim it'
   }
 }
 
@@ -105,16 +60,16 @@ function selectorError(spec: CompositeControllerSpec): (error: unknown) => never
 function offlineController(
   object: KubeObject,
   spec: CompositeControllerSpec,
-  parent: KubeObject,
   rules: readonly ResolvedRule[],
   hooks: CompositeController['hooks'],
   finalizing: boolean,
-  crds: readonly KubeObject[]
+  info: CompositeController['parent'],
+  related: CompositeController['related']
 ): CompositeController {
   return {
     object: { ...object, status: object['status'] ?? {} },
     spec,
-    parent: parentResourceOf(spec.parentResource.resource, parent, crds),
+    parent: info,
     get children() {
       return rules.map((rule) => ({
         info: resourceOf(rule),
@@ -127,7 +82,7 @@ function offlineController(
     finalizer: compositeFinalizer(object.metadata.name ?? ''),
     // A render renders the parent it is given, whatever the controller's label selector says.
     matchesScope: () => true,
-    related: undefined,
+    related,
   }
 }
 
@@ -141,46 +96,61 @@ export async function syncCompositeOffline(
   const { spec, object } = controller
   const { parent, crds, rules, byRule, held } = inputs
   const finalizing = opts.finalizing === true
-  warnOffline(spec, finalizing, warn)
-  const hooks = await offlineHooks(
+  const info = parentResourceOf(spec.parentResource.resource, parent, crds)
+  const finalizer = compositeFinalizer(object.metadata.name ?? '')
+  const setup = await prepareOfflineSync<CompositeSyncRequest, CompositeSyncResponse>(
+    inputs,
     opts,
-    spec.hooks,
-    compositeHooks(spec, (r) => {
-      correctGuesses(rules, r.children, warn)
-    }),
+    {
+      controller,
+      webhooks: (hooks, options) => webhookCompositeHooks({ ...spec, hooks }, options),
+      desiredOf: (response) => response.children,
+      parentRef: info.ref,
+      finalizer,
+      extraSeeds: [[CONTROLLER_REVISIONS, held]],
+    },
     warn
   )
-  const cc = offlineController(object, spec, parent, rules, hooks.hooks, finalizing, crds)
-  const seeded = finalizing ? asDeleting(parent, cc.finalizer) : parent
-  const cluster = seedCluster(cc.parent.ref, seeded, [
-    ...[...byRule].map(([rule, list]) => [resourceOf(rule).ref, list] as const),
-    [CONTROLLER_REVISIONS, held],
-  ])
-  const run = await runOfflineSync({
-    cluster,
-    parentRef: cc.parent.ref,
-    parent: seeded,
-    hooks,
-    noun: 'children',
-    strategy: (client) => {
-      const caches = {
-        children: new Map(
-          rules.map((rule) => [typeOf(rule), cacheOf(cluster, resourceOf(rule).ref)])
-        ),
-        revisions: cacheOf(cluster, CONTROLLER_REVISIONS),
-      }
-      const writes = { client, events: NO_EVENTS, revisionNamespace: DEFAULT_REVISION_NAMESPACE }
-      const strategy = compositeStrategy(cc, writes, caches)
-      return { ...strategy, observe: (p, s) => strategy.observe(p, s).catch(selectorError(spec)) }
-    },
-    observed: (p, observed) => {
-      warnLeftOut(byRule, observed, p, warn)
-    },
-    types: (observed) => compositeSyncRules(cc.children, observed.selector).types,
-  })
-  return {
-    ...run,
-    response: run.answer.response,
-    ...(run.answer.rollout === undefined ? {} : { rollout: run.answer.rollout }),
+  const { cluster, hooks } = setup
+  // Not spread: its children getter reads the rules' kinds as the hook's answer corrects them.
+  const cc = offlineController(
+    object,
+    spec,
+    rules,
+    hooks.hooks,
+    finalizing,
+    info,
+    setup.related.manager
+  )
+  try {
+    const run = await runOfflineSync({
+      cluster,
+      parentRef: info.ref,
+      parent: setup.seeded,
+      hooks,
+      noun: 'children',
+      strategy: (client) => {
+        const caches = {
+          children: new Map(
+            rules.map((rule) => [typeOf(rule), cacheOf(cluster, resourceOf(rule).ref)])
+          ),
+          revisions: cacheOf(cluster, CONTROLLER_REVISIONS),
+        }
+        const writes = { client, events: NO_EVENTS, revisionNamespace: DEFAULT_REVISION_NAMESPACE }
+        const strategy = compositeStrategy(cc, writes, caches)
+        return { ...strategy, observe: (p, s) => strategy.observe(p, s).catch(selectorError(spec)) }
+      },
+      observed: (p, observed) => {
+        warnLeftOut(byRule, (type) => observed.children.get(type), whyLeftOut(observed, p), warn)
+      },
+      types: (observed) => compositeSyncRules(cc.children, observed.selector).types,
+    })
+    return {
+      ...run,
+      response: run.answer.response,
+      ...(run.answer.rollout === undefined ? {} : { rollout: run.answer.rollout }),
+    }
+  } finally {
+    await setup.related.stop()
   }
 }

@@ -6,7 +6,6 @@
  * @module
  */
 import type { KubeObject } from '../core/kube-object.js'
-import { objectKey } from '../core/object-key.js'
 import { compileAnnotationSelector } from '../core/annotation-selector.js'
 import { compileLabelSelector } from '../core/label-selector.js'
 import { isResourceOf } from '../api/resource-names.js'
@@ -19,21 +18,13 @@ import { decoratorStrategy } from '../engine/decorator/sync-decorator-target.js'
 import type { DecoratorController } from '../engine/decorator/sync-decorator-target.js'
 import { webhookDecoratorHooks } from '../engine/hooks/webhook-hooks.js'
 import type { RecordedWrite } from '../engine/sync/write-recorder.js'
-import { inProcessDecoratorHooks } from '../sdk/in-process.js'
-import type { DecoratorHook } from '../sdk/hook-types.js'
-import {
-  correctGuesses,
-  describeObject,
-  parentResourceOf,
-  resourceOf,
-  typeOf,
-} from './offline-resource.js'
+import { NothingPlannedError } from './offline-error.js'
+import { describeObject, parentResourceOf, resourceOf, typeOf } from './offline-resource.js'
 import type { OfflineInputs, ResolvedRule } from './offline-resource.js'
 import type { OfflineHookOptions } from './offline-hooks.js'
-import { offlineHooks } from './offline-hooks.js'
-import type { OfflineHookKind } from './offline-hooks.js'
+import { prepareOfflineSync, warnLeftOut } from './prepare-offline-sync.js'
 import { runOfflineSync } from './run-offline-sync.js'
-import { asDeleting, cacheOf, NO_EVENTS, seedCluster } from './seed-cluster.js'
+import { cacheOf, NO_EVENTS } from './seed-cluster.js'
 import type { OfflineRun } from './run-offline-sync.js'
 
 /** What a decorator render produced. */
@@ -44,38 +35,50 @@ export interface DecoratorRender extends Pick<OfflineRun, 'desired' | 'written' 
   readonly targetChanged: boolean
 }
 
-function decoratorHooks(
+/** Tells whether a target matches a resource rule's label and annotation selectors, as the engine's rule does. */
+function targetMatcher(
   spec: DecoratorControllerSpec,
-  answered: (response: DecoratorSyncResponse) => void
-): OfflineHookKind<DecoratorSyncRequest, DecoratorSyncResponse> {
-  return {
-    answered,
-    webhooks: (hooks, options) => webhookDecoratorHooks({ ...spec, hooks }, options),
-    inProcess: (hook, name) => {
-      const call = inProcessDecoratorHooks({ [name]: hook as DecoratorHook })[name]
-      if (call === undefined) throw new Error('inProcessDecoratorHooks dropped the hook')
-      return call
-    },
-  }
+  info: ResourceInfo
+): (t: KubeObject) => boolean {
+  const rules = spec.resources
+    .filter((rule) => rule.apiVersion === info.apiVersion && rule.resource === info.ref.resource)
+    .map((rule) => ({
+      labels: compileLabelSelector(rule.labelSelector),
+      annotations: compileAnnotationSelector(rule.annotationSelector),
+    }))
+  return (target) =>
+    rules.some(
+      (rule) =>
+        rule.labels(target.metadata.labels ?? {}) &&
+        rule.annotations(target.metadata.annotations ?? {})
+    )
 }
 
-/** Warns when no resource rule's selectors match the target: the engine would not sync it. */
-function checkTargetInScope(
+/**
+ * Why the engine would not sync the target: it matches no resource rule's selectors and does not
+ * hold the finalizer (the engine then only finalizes it); undefined when it would.
+ */
+function outOfScope(
   spec: DecoratorControllerSpec,
+  info: ResourceInfo,
   target: KubeObject,
-  warn: (line: string) => void
-): void {
-  const matches = spec.resources.some(
-    (rule) =>
-      rule.apiVersion === target.apiVersion &&
-      compileLabelSelector(rule.labelSelector)(target.metadata.labels ?? {}) &&
-      compileAnnotationSelector(rule.annotationSelector)(target.metadata.annotations ?? {})
-  )
-  if (!matches)
-    warn(
-      "warning: the target matches no resource rule's label and annotation selectors; the " +
-        'engine would only call finalize for it, and only while it holds the finalizer'
+  matches: (t: KubeObject) => boolean
+): string | undefined {
+  if (matches(target)) return undefined
+  const selectors = spec.resources
+    .filter((rule) => rule.apiVersion === info.apiVersion && rule.resource === info.ref.resource)
+    .map((rule) =>
+      JSON.stringify({
+        ...(rule.labelSelector === undefined ? {} : { labelSelector: rule.labelSelector }),
+        ...(rule.annotationSelector === undefined
+          ? {}
+          : { annotationSelector: rule.annotationSelector }),
+      })
     )
+  return (
+    `the engine does not sync ${describeObject(target)}: its labels and annotations match ` +
+    `no resource rule's selectors (${selectors.join('; ')})`
+  )
 }
 
 /** The resource of the target: its rule's, with the target's kind. */
@@ -141,54 +144,58 @@ export async function syncDecoratorOffline(
   const { spec, object } = controller
   const name = object.metadata.name ?? ''
   const { parent: target, crds, rules, byRule } = inputs
-  checkTargetInScope(spec, target, warn)
   const finalizing = opts.finalizing === true
-  const hooks = await offlineHooks(
+  const info = targetResource(spec, target, crds)
+  const matches = targetMatcher(spec, info)
+  const unselected = outOfScope(spec, info, target, matches)
+  // A deleting target that holds the finalizer is finalized whatever its labels say.
+  if (unselected !== undefined && !finalizing) throw new NothingPlannedError(unselected)
+  const setup = await prepareOfflineSync<DecoratorSyncRequest, DecoratorSyncResponse>(
+    inputs,
     opts,
-    spec.hooks,
-    decoratorHooks(spec, (r) => {
-      correctGuesses(rules, r.attachments, warn)
-    }),
+    {
+      controller,
+      webhooks: (hooks, options) => webhookDecoratorHooks({ ...spec, hooks }, options),
+      desiredOf: (response) => response.attachments,
+      parentRef: info.ref,
+      finalizer: decoratorFinalizer(name),
+    },
     warn
   )
+  const { cluster, hooks } = setup
   const dc = offlineDecorator(object, spec, rules, hooks.hooks, finalizing)
-  const info = targetResource(spec, target, crds)
-  const seeded = finalizing ? asDeleting(target, dc.finalizer) : target
-  const cluster = seedCluster(
-    info.ref,
-    seeded,
-    [...byRule].map(([rule, list]) => [resourceOf(rule).ref, list] as const)
-  )
-  const rule = { info, matches: () => true, ignoreStatusChanges: false, related: undefined }
-  const run = await runOfflineSync({
-    cluster,
-    parentRef: info.ref,
-    parent: seeded,
-    hooks,
-    noun: 'attachments',
-    strategy: (client) => {
-      const caches = new Map(rules.map((r) => [typeOf(r), cacheOf(cluster, resourceOf(r).ref)]))
-      return decoratorStrategy(dc, { client, events: NO_EVENTS }, rule, caches)
-    },
-    observed: (_target, observed) => {
-      for (const [r, list] of byRule) {
-        for (const attachment of list) {
-          if (observed.get(typeOf(r))?.has(objectKey(attachment)) === true) continue
-          warn(
-            `warning: observed ${describeObject(attachment)} is left out: the engine only ` +
-              'observes objects the target controls that carry ' +
-              `metacontroller.k8s.io/decorator-controller: ${name}`
-          )
-        }
-      }
-    },
-    types: () => dc.attachments.types,
-  })
-  const written = targetWrite(run.writes, info, target)
-  return {
-    ...run,
-    response: run.answer.response,
-    target: written?.sent ?? run.parent,
-    targetChanged: written !== undefined,
+  const rule = { info, matches, ignoreStatusChanges: false, related: setup.related.manager }
+  try {
+    const run = await runOfflineSync({
+      cluster,
+      parentRef: info.ref,
+      parent: setup.seeded,
+      hooks,
+      noun: 'attachments',
+      strategy: (client) => {
+        const caches = new Map(rules.map((r) => [typeOf(r), cacheOf(cluster, resourceOf(r).ref)]))
+        return decoratorStrategy(dc, { client, events: NO_EVENTS }, rule, caches)
+      },
+      observed: (_target, observed) => {
+        warnLeftOut(
+          byRule,
+          (type) => observed.get(type),
+          () =>
+            'the engine only observes objects the target controls that carry ' +
+            `metacontroller.k8s.io/decorator-controller: ${name}`,
+          warn
+        )
+      },
+      types: () => dc.attachments.types,
+    })
+    const written = targetWrite(run.writes, info, target)
+    return {
+      ...run,
+      response: run.answer.response,
+      target: written?.sent ?? run.parent,
+      targetChanged: written !== undefined,
+    }
+  } finally {
+    await setup.related.stop()
   }
 }

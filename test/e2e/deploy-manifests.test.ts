@@ -998,7 +998,7 @@ describe('deploy manifests', () => {
 
     it('builds in a node:24 stage and runs production deps as a non-root user', () => {
       const base = /^ARG NODE_IMAGE=(\S+)$/m.exec(lines.join('\n'))?.[1]
-      assert.match(base ?? '', /^node:24-(alpine|slim)$/)
+      assert.match(base ?? '', /^node:24-(alpine|slim|bookworm-slim)$/)
       assert.equal(stages.length, 2)
       const [build, runtime] = stages as [string[], string[]]
       assert.match(build[0] ?? '', /^FROM \$\{NODE_IMAGE\} AS build$/)

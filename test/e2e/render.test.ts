@@ -182,10 +182,10 @@ describe('metactl render', () => {
       )
     })
 
-    it('lists the function exports when the named export is missing', async () => {
+    it('lists the exports when the named export is missing', async () => {
       assertFailed(
         await metactl(...RENDER, '--hook-module', `${fixture('hook.ts')}#nope`),
-        /^metactl: --hook-module test\/fixtures\/render\/hook\.ts#nope: test\/fixtures\/render\/hook\.ts has no function export "nope" \(function exports: finalize, sync, undeclared\)/
+        /^metactl: --hook-module test\/fixtures\/render\/hook\.ts#nope: export nope is not a hook function nor an object \{ sync, finalize\?, customize\? \} \(exports: finalize, sync, undeclared\)/
       )
     })
 

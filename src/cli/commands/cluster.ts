@@ -22,8 +22,10 @@ import { readRealNodeState } from '../../cluster/real-node/real-node-state.js'
 import { parsePublishedPort } from '../../cluster/real-node/published-port.js'
 import type { PublishedPort } from '../../cluster/real-node/published-port.js'
 import { realNodeLayout } from '../../cluster/real-node/real-node-layout.js'
+import { RealNodePrerequisiteError } from '../../cluster/real-node/node-binaries.js'
 import { CliError } from '../cli-error.js'
 import { installClusterBinaries } from './cluster-install.js'
+import { addLoadCommand } from './cluster-load.js'
 import type { CliIo } from '../cli-io.js'
 
 /** Returns the directory `metactl cluster` uses when `--dir` is not given. */
@@ -119,6 +121,9 @@ async function upRealNode(io: CliIo, dir: string, opts: UpOptions): Promise<void
     onProgress: (message) => {
       io.err(`  ${message}`)
     },
+  }).catch((error: unknown) => {
+    // What the machine lacks is said in full by the message; a stack would only hide it.
+    throw error instanceof RealNodePrerequisiteError ? new CliError(error.message) : error
   })
   await cluster.release()
   io.out(`Cluster ready: ${cluster.config.server} (node ${cluster.nodeName}, containerd)`)
@@ -268,7 +273,8 @@ function addUpCommand(cluster: Command, io: CliIo): Command {
     .option(
       '--runtime <runtime>',
       'kwok: simulated nodes only; containerd: also a real node (containerd, kubelet, ' +
-        'kube-proxy) in network and mount namespaces of its own (root, `make node`)',
+        'kube-proxy) in network and mount namespaces of its own (root; the node binaries of ' +
+        'tools/node/build.sh)',
       'kwok'
     )
     .option(
@@ -295,7 +301,7 @@ function addUpCommand(cluster: Command, io: CliIo): Command {
     })
 }
 
-/** Builds `metactl cluster install|up|status|down`. */
+/** Builds `metactl cluster install|up|status|down|load`. */
 export function clusterCommand(io: CliIo, setExitCode: (code: number) => void): Command {
   const cluster = new Command('cluster').description(
     'run a local Kubernetes cluster (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, simulated nodes) on 127.0.0.1'
@@ -333,6 +339,7 @@ export function clusterCommand(io: CliIo, setExitCode: (code: number) => void): 
     .action(async (opts: { dir: string }) => {
       await down(io, opts)
     })
+  addLoadCommand(cluster, io, dirOption)
   return cluster
 }
 

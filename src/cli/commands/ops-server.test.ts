@@ -1,6 +1,36 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { parseListenAddress } from './ops-server.js'
+import { request } from 'undici'
+import { parseListenAddress, startOpsServer } from './ops-server.js'
+
+describe('/readyz', () => {
+  it('lists the reasons and the uncounted notes with ?verbose, the status from the reasons only', async () => {
+    let reasons: string[] = []
+    const notes = ['pods.v1 not synced: forbidden to list pods cluster-wide (needed by web)']
+    const server = await startOpsServer(
+      { host: '127.0.0.1', port: 0 },
+      { notReady: () => reasons, readyNotes: () => notes }
+    )
+    const get = async (path: string): Promise<[number, string]> => {
+      const response = await request(`http://127.0.0.1:${server.port}${path}`)
+      return [response.statusCode, await response.body.text()]
+    }
+    try {
+      assert.deepEqual(await get('/readyz'), [200, 'ok'])
+      assert.deepEqual(await get('/readyz?verbose'), [
+        200,
+        `[!]${notes[0] ?? ''} (not counted)\nreadyz check passed`,
+      ])
+      reasons = ['webs.v1.example.com not synced']
+      assert.deepEqual(await get('/readyz'), [503, 'webs.v1.example.com not synced'])
+      const [status, body] = await get('/readyz?verbose=1')
+      assert.equal(status, 503)
+      assert.match(body, /^\[-\]webs\.v1\.example\.com not synced\n\[!\].*\nreadyz check failed$/)
+    } finally {
+      await server.close()
+    }
+  })
+})
 
 describe('parseListenAddress', () => {
   it('listens on every IPv4 interface for :port', () => {

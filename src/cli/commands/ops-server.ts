@@ -8,6 +8,11 @@ export interface OpsServerSources {
   readonly metrics?: () => Promise<string>
   /** Returns the reasons the process is not ready; empty when ready. */
   readonly notReady?: () => string[]
+  /**
+   * Returns what `/readyz?verbose` adds without failing readiness: caches RBAC forbids, which
+   * do not count (docs/deploy.md, "RBAC").
+   */
+  readonly readyNotes?: () => string[]
   /** Returns the reasons the process is not alive (`/healthz` fails); empty when healthy. */
   readonly notHealthy?: () => string[]
 }
@@ -24,6 +29,18 @@ export function parseListenAddress(text: string): { host: string; port: number }
   if (port > 65535) throw new Error(`invalid port in "${text}"`)
   const host = match[1] ?? match[2] ?? ''
   return { host: host === '' ? '0.0.0.0' : host, port }
+}
+
+/**
+ * The body of `/readyz?verbose`, in the API server's style: a `[-]` line per reason, a `[!]` line
+ * per note (not counted), then whether the check passed.
+ */
+function verboseReadiness(reasons: readonly string[], notes: readonly string[]): string {
+  return [
+    ...reasons.map((r) => `[-]${r}`),
+    ...notes.map((n) => `[!]${n} (not counted)`),
+    reasons.length === 0 ? 'readyz check passed' : 'readyz check failed',
+  ].join('\n')
 }
 
 /** Serves `/metrics`, `/healthz` and `/readyz` on one address. */
@@ -46,9 +63,14 @@ export async function startOpsServer(
     }
     if (path === '/readyz') {
       const reasons = sources.notReady?.() ?? []
+      const verbose = new URLSearchParams((req.url ?? '').split('?')[1] ?? '').has('verbose')
       res
         .writeHead(reasons.length === 0 ? 200 : 503, { 'content-type': 'text/plain' })
-        .end(reasons.length === 0 ? 'ok' : reasons.join('\n'))
+        .end(
+          verbose
+            ? verboseReadiness(reasons, sources.readyNotes?.() ?? [])
+            : reasons.join('\n') || 'ok'
+        )
       return
     }
     if (path === '/metrics' && sources.metrics !== undefined) {

@@ -138,7 +138,7 @@ describe('metactl render for a DecoratorController', () => {
     assert.match(text, /# {3}create {5}NetworkPolicy.networking.k8s.io\/v1 ns\/g/)
   })
 
-  it('warns when the target matches no resource rule', async () => {
+  it("plans nothing for a target no resource rule's selectors select, and says why", async () => {
     const plain = file(
       'plain.yaml',
       'apiVersion: example.com/v1\nkind: Gadget\nmetadata: { name: p, namespace: ns }\n'
@@ -152,6 +152,21 @@ describe('metactl render for a DecoratorController', () => {
       hook
     )
     assert.equal(result.code, 0)
-    assert.match(result.err.join('\n'), /matches no resource rule/)
+    assert.equal(result.out.length, 1)
+    assert.match(
+      result.out[0] ?? '',
+      /^# Nothing planned: the engine does not sync Gadget ns\/p \(example\.com\/v1\): its labels and annotations match no resource rule's selectors \(\{"annotationSelector":\{"matchExpressions":\[\{"key":"protect","operator":"Exists"\}\]\}\}\)$/
+    )
+    const finalizing = await render(
+      '--controller',
+      controller,
+      '--parent',
+      plain,
+      '--hook-module',
+      hook,
+      '--finalizing'
+    )
+    assert.equal(finalizing.code, 0, finalizing.err.join('\n'))
+    assert.doesNotMatch(finalizing.out.join('\n'), /Nothing planned/)
   })
 })

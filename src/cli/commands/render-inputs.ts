@@ -31,6 +31,7 @@ export interface RenderOptions {
   controller: string
   parent: string
   observed?: string[]
+  related?: string[]
   crd?: string[]
   hookUrl?: string
   hookModule?: string
@@ -177,5 +178,6 @@ export function readInputs(
   checkParentSchema(parent, crds)
   const observed = files.filter((f) => !hold(f.object))
   const resolved = resolveRules(declared, field, parent, observed, crds)
-  return { parent, crds, ...resolved, held: objects.filter(hold) }
+  const related = (opts.related ?? []).flatMap((file) => readObjects('--related', file))
+  return { parent, crds, ...resolved, held: objects.filter(hold), related }
 }

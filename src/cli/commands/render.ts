@@ -14,7 +14,7 @@ import { parseDecoratorControllerSpec } from '../../api/decorator-controller-spe
 import { CliError } from '../cli-error.js'
 import type { CliIo } from '../cli-io.js'
 import { messageOf } from '../../core/message-of.js'
-import { OfflineError } from '../../offline/offline-error.js'
+import { NothingPlannedError, OfflineError } from '../../offline/offline-error.js'
 import { syncCompositeOffline } from '../../offline/sync-composite-offline.js'
 import { syncDecoratorOffline } from '../../offline/sync-decorator-offline.js'
 import { formatDiff } from './render-diff.js'
@@ -59,6 +59,17 @@ function parseSpec<T>(path: string, object: KubeObject, parse: (spec: unknown) =
   }
 }
 
+/** Prints why the engine would not sync the target: a comment, or JSON with no plan. */
+function printNothingPlanned(io: CliIo, opts: RenderOptions, why: string): void {
+  if (opts.output === 'json' && opts.diff !== true) {
+    const none = ['create', 'update', 'recreate', 'delete', 'unchanged', 'skipped', 'failed']
+    const plan = Object.fromEntries(none.map((op) => [op, []]))
+    io.out(JSON.stringify({ desired: [], plan, notSynced: why }, null, 2))
+  } else {
+    io.out(`# Nothing planned: ${why}`)
+  }
+}
+
 /** Renders and prints; the text and JSON formats are the kind's own. */
 async function render(io: CliIo, opts: RenderOptions): Promise<void> {
   if ((opts.hookUrl === undefined) === (opts.hookModule === undefined)) {
@@ -72,7 +83,14 @@ async function render(io: CliIo, opts: RenderOptions): Promise<void> {
   if (object.kind === 'DecoratorController') {
     const spec = parseSpec(opts.controller, object, parseDecoratorControllerSpec)
     const inputs = readInputs(opts, spec.resources, spec.attachments, 'attachments', warn)
-    const result = await syncDecoratorOffline(inputs, opts, { object, spec }, warn)
+    let result
+    try {
+      result = await syncDecoratorOffline(inputs, opts, { object, spec }, warn)
+    } catch (error) {
+      if (!(error instanceof NothingPlannedError)) throw error
+      printNothingPlanned(io, opts, error.message)
+      return
+    }
     if (opts.diff === true) for (const line of formatDiff(result.printed.entries)) io.out(line)
     else if (opts.output === 'json') io.out(formatDecoratorJson(result))
     else for (const line of formatDecoratorText(result)) io.out(line)
@@ -119,6 +137,11 @@ export function renderCommand(io: CliIo): Command {
         'the engine would'
     )
     .option(
+      '--related <files...>',
+      "objects the customize hook selects related objects from (repeatable): the module's " +
+        'customize hook is called offline and its rules select among these, as the engine would'
+    )
+    .option(
       '--crd <files...>',
       'CustomResourceDefinitions (repeatable): the parent is validated against its schema, and ' +
         'child kinds and scopes come from them'
@@ -126,7 +149,10 @@ export function renderCommand(io: CliIo): Command {
     .option('--hook-url <url>', 'call the hook at this URL, with the hooks.sync.version protocol')
     .option(
       '--hook-module <path[#export]>',
-      'import a .ts/.js module and call its SDK hook export (default: sync, else default)'
+      'import a .ts/.js module and call its hooks, found as metactl dev finds them: the export ' +
+        "named after the controller's metadata.name in camelCase ({ sync, finalize?, " +
+        'customize? }), else the top-level sync/finalize/customize, else default; #export picks ' +
+        'an export (a function, or such an object)'
     )
     .addOption(
       new Option('--output <format>', 'output format').choices(['yaml', 'json']).default('yaml')

@@ -7,6 +7,7 @@
 import type { Engine } from '../../engine/engine.js'
 import type { Logger } from '../../runtime/diagnostics/logger.js'
 import { EventLoopWatchdog } from '../../runtime/diagnostics/event-loop-watchdog.js'
+import { messageOf } from '../../core/message-of.js'
 import { CliError } from '../cli-error.js'
 import { startOpsServer } from './ops-server.js'
 import type { RunConfig } from './run-flags.js'
@@ -40,6 +41,7 @@ export async function startOpsServers(
   }
   const sources = {
     notReady: (): string[] => (started() ? engine.notReady() : ['engine starting']),
+    readyNotes: (): string[] => (started() ? engine.forbiddenNotReady() : []),
     notHealthy: (): string[] => [...engine.unhealthy(), ...(watchdog?.unhealthy() ?? [])],
   }
   for (const [what, address] of [
@@ -55,8 +57,7 @@ export async function startOpsServers(
       })
     } catch (error) {
       throw new CliError(
-        `cannot serve ${what} on ${address.host}:${address.port}: ` +
-          (error instanceof Error ? error.message : String(error))
+        `cannot serve ${what} on ${address.host}:${address.port}: ` + messageOf(error)
       )
     }
     servers.push(server)

@@ -1,12 +1,16 @@
 import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, it } from 'node:test'
+import { ForbiddenError, NotFoundError } from '../../kube/api-error.js'
 import { InvalidDesiredChildError } from '../../api/desired-children.js'
 import type { KubeObject } from '../../core/kube-object.js'
 import type { RecordedWrite, SyncPlan, SyncReport } from '../../engine/index.js'
 import { NotSyncedError } from '../../runtime/queue/reconcile-errors.js'
 import { devLogger, shortEngineLine } from './dev-logger.js'
 import { describeHookError } from './hook-error.js'
-import { SyncReporter, describeSyncReport } from './sync-report.js'
+import { SyncReporter, describeSyncReport, writeErrorMessage } from './sync-report.js'
 
 const MAPS = { group: '', version: 'v1', resource: 'configmaps', namespaced: true }
 const PARENTS = { group: 'example.com', version: 'v1', resource: 'greetings', namespaced: true }
@@ -164,6 +168,38 @@ describe('metactl dev sync lines', () => {
     assert.deepEqual(wait, ['[greeter] sync Greeting ns/hi waits: no cache'])
   })
 
+  it('reports a finalize whose parent went once its finalizer was removed as finalized', () => {
+    const gone = new NotFoundError('greetings.example.com "hi" not found', {
+      statusCode: 404,
+      reason: 'NotFound',
+      request: { method: 'PUT', path: '/status' },
+    })
+    const writes: RecordedWrite[] = [
+      write('update', parent, PARENTS),
+      { ...write('updateStatus', parent, PARENTS), error: gone },
+    ]
+    const lines = describeSyncReport(report({ hook: 'finalize', plan: plan([]), writes }), '/p')
+    assert.deepEqual(lines, [
+      '[greeter] finalize Greeting ns/hi: finalized; finalizer removed, the parent is gone',
+    ])
+    // The same 404 on a sync (no finalizer removed by a finalize) stays a refusal.
+    const sync = describeSyncReport(report({ plan: plan([]), writes: writes.slice(1) }), '/p')
+    assert.doesNotMatch(sync?.[0] ?? '', /finalized/)
+  })
+
+  it('names the right the engine lacks when a RoleBinding child is refused as an escalation', () => {
+    const refused = new ForbiddenError(
+      'rolebindings.rbac.authorization.k8s.io "edit" is forbidden: user "x" is attempting to ' +
+        'grant RBAC permissions not currently held:\n{APIGroups:[""], Resources:["pods"]}',
+      { statusCode: 403, reason: 'Forbidden', request: { method: 'POST', path: '/rolebindings' } }
+    )
+    assert.match(
+      writeErrorMessage(refused),
+      /not currently held: \(.*grant it the verb bind on the Role or ClusterRole/
+    )
+    assert.doesNotMatch(writeErrorMessage(refused), /APIGroups/)
+  })
+
   it('prints nothing for a sync that asked no hook and wrote nothing', () => {
     assert.equal(describeSyncReport(report({ hook: undefined }), '/p'), undefined)
   })
@@ -194,7 +230,7 @@ describe('metactl dev reporter', () => {
     assert.deepEqual(lines, ['10:00:00 sync P a: rejected', '10:00:00 sync P a: rejected (x3)'])
   })
 
-  it('prints the count before the next different line of the same subject', () => {
+  it('prints the count before the next different line of any subject, so none is reordered', () => {
     const { lines, timers, reporter } = setup()
     reporter.print('p', ['one', '  frame'])
     reporter.print('p', ['one', '  frame'])
@@ -203,11 +239,25 @@ describe('metactl dev reporter', () => {
     assert.deepEqual(lines, [
       '10:00:00 one',
       '           frame',
-      '10:00:00 other parent',
       '10:00:00 one (x2)',
+      '10:00:00 other parent',
       '10:00:00 two',
     ])
     assert.equal(timers.length, 0)
+  })
+
+  it('never folds a reload line into a repeat printed after the sync it caused', () => {
+    const { lines, timers, reporter } = setup()
+    const reload = 'reloaded the manifests (deploy/cc.yaml changed): nothing changed'
+    reporter.announce([reload])
+    reporter.print('p', ['sync P'])
+    reporter.announce([reload])
+    reporter.print('p', ['sync P'])
+    for (const timer of [...timers]) timer()
+    assert.deepEqual(
+      lines.map((line) => line.slice(9)),
+      [reload, 'sync P', reload, 'sync P']
+    )
   })
 })
 
@@ -258,5 +308,30 @@ describe('metactl dev hook errors', () => {
       '    at src/hook.ts:15:46 (sync)',
       '    at src/util.ts:3:1',
     ])
+  })
+
+  it('shows the source lines of the frame that threw, with a caret under its column', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'metactl-hook-error-'))
+    try {
+      const source = [
+        'export const sync = (req) => {',
+        '  const n = 1',
+        '  return req.parent.spec.x',
+        '}',
+      ].join('\n')
+      writeFileSync(join(dir, 'hook.ts'), source)
+      const error = new TypeError("Cannot read properties of undefined (reading 'x')")
+      error.stack = `TypeError: ${error.message}\n    at sync (file://${dir}/hook.ts?tsx-namespace=2:3:26)`
+      assert.deepEqual(describeHookError(error, dir), [
+        "TypeError: Cannot read properties of undefined (reading 'x')",
+        '    at hook.ts:3:26 (sync)',
+        '      1 | export const sync = (req) => {',
+        '      2 |   const n = 1',
+        '    > 3 |   return req.parent.spec.x',
+        '        |                          ^',
+      ])
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })

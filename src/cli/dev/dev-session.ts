@@ -163,8 +163,7 @@ export class DevSession {
 
   /** Prints a session line (a reload), after the counts of any collapsed sync line. */
   #say(line: string): void {
-    this.#reporter.flush()
-    this.#reporter.print(`session ${line}`, [line])
+    this.#reporter.announce([line])
   }
 
   async #reloadHooks(reason: string): Promise<void> {

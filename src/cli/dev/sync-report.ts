@@ -2,8 +2,9 @@
  * One line per sync for `metactl dev`, from the engine's own report of it (`EngineOptions.onSync`):
  * the children it created, updated and deleted (the writes the API server accepted), the desired
  * ones it left unchanged, and whether it wrote the status; or why the hook's answer was rejected,
- * or why the sync failed. A line repeated for the same parent (retries, resyncs) is printed once,
- * then again with its count, `(x3)`, when something else happens or a second has passed.
+ * or why the sync failed; a finalize that let the parent go says so. A line repeated for the same
+ * parent (retries, resyncs) is printed once, then again with its count, `(x3)`, before the next
+ * other line or once a second has passed, so lines never come out of order.
  *
  * @module
  */
@@ -12,6 +13,7 @@ import { InvalidDesiredChildError } from '../../api/desired-children.js'
 import type { KubeObject } from '../../core/kube-object.js'
 import { writeKey, writtenPlan } from '../../engine/index.js'
 import type { PlanEntry, SyncReport } from '../../engine/index.js'
+import { ForbiddenError, NotFoundError } from '../../kube/api-error.js'
 import { NotSyncedError, RetryAfterError } from '../../runtime/queue/reconcile-errors.js'
 import { describeHookError } from './hook-error.js'
 import { keyOf } from '../../core/object-key.js'
@@ -82,7 +84,7 @@ function describeChildren(report: SyncReport): string {
     // race with a cache that was behind (the next sync, woken by the change, catches up).
     const refused = writes.filter((w) => w.error !== undefined)
     if (refused.length === 0) return 'children left alone'
-    const shown = refused.map((w) => `${w.method} ${writeKey(w)}: ${messageOf(w.error)}`)
+    const shown = refused.map((w) => `${w.method} ${writeKey(w)}: ${writeErrorMessage(w.error)}`)
     return `nothing written to the children, ${group('refused', shown)}`
   }
   const groups = { created: [], updated: [], deleted: [], unchanged: [], failed: [] } as Record<
@@ -90,7 +92,7 @@ function describeChildren(report: SyncReport): string {
     string[]
   >
   for (const entry of written.entries) {
-    const error = entry.error === undefined ? '' : `: ${messageOf(entry.error)}`
+    const error = entry.error === undefined ? '' : `: ${writeErrorMessage(entry.error)}`
     groups[GROUP_OF[entry.op]].push(`${entryName(parent, entry)}${error}`)
   }
   const { failed, ...rest } = groups
@@ -100,17 +102,56 @@ function describeChildren(report: SyncReport): string {
   ].join(', ')
 }
 
+/** What the API server says when a binding would grant rights its writer does not hold. */
+const RBAC_ESCALATION = 'attempting to grant RBAC permissions not currently held'
+
+/**
+ * A refused write's message, naming the right the engine lacks when the API server refused a
+ * RoleBinding or ClusterRoleBinding child as an escalation (the rules it lists follow on the
+ * next lines of its message, cut here).
+ */
+export function writeErrorMessage(error: unknown): string {
+  const message = messageOf(error)
+  if (!(error instanceof ForbiddenError) || !message.includes(RBAC_ESCALATION)) return message
+  const first = message.split('\n')[0] ?? message
+  return (
+    `${first} (the engine's account may only bind a role whose rules it holds: grant it the ` +
+    "verb bind on the Role or ClusterRole the binding's roleRef names, apiGroups " +
+    'rbac.authorization.k8s.io, resources roles/clusterroles, or those rules themselves)'
+  )
+}
+
+/** The write key of the sync's parent, to tell its own writes from its children's. */
+function parentKeyOf(report: SyncReport): string {
+  const { parent, parentRef } = report
+  return writeKey({
+    ref: parentRef,
+    namespace: parentRef.namespaced ? parent.metadata.namespace : undefined,
+    name: parent.metadata.name ?? '',
+  })
+}
+
+/**
+ * Whether a finalize completed: the engine removed its finalizer (an accepted update of the
+ * parent) and the parent is gone, so a later write to it (the status) found nothing. That 404 is
+ * the deletion the finalize let through, not a failure.
+ */
+export function finalizedAndGone(report: SyncReport): boolean {
+  if (report.hook !== 'finalize') return false
+  const parentKey = parentKeyOf(report)
+  const toParent = report.writes.filter((w) => writeKey(w) === parentKey)
+  return (
+    toParent.some((w) => w.method === 'update' && w.error === undefined) &&
+    toParent.some((w) => w.error instanceof NotFoundError)
+  )
+}
+
 /**
  * What a sync wrote: its children (see {@link describeChildren}), then the parent's own writes
  * (finalizer, a decorator's labels) and status, and ControllerRevisions.
  */
 export function describeWrites(report: SyncReport): string {
-  const { parent, parentRef } = report
-  const parentKey = writeKey({
-    ref: parentRef,
-    namespace: parentRef.namespaced ? parent.metadata.namespace : undefined,
-    name: parent.metadata.name ?? '',
-  })
+  const parentKey = parentKeyOf(report)
   const accepted = report.writes.filter((w) => w.error === undefined)
   const toParent = (method: string): boolean =>
     accepted.some((w) => w.method === method && writeKey(w) === parentKey)
@@ -136,6 +177,10 @@ export function isRejection(error: unknown): error is Error {
 export function describeSyncReport(report: SyncReport, projectDir: string): string[] | undefined {
   const subject = subjectOf(report)
   const { error } = report
+  if (finalizedAndGone(report) && (error === undefined || error instanceof NotFoundError)) {
+    const role = report.controller.kind === 'DecoratorController' ? 'target' : 'parent'
+    return [`${subject}: finalized; finalizer removed, the ${role} is gone`]
+  }
   if (error === undefined) {
     if (report.hook === undefined && report.writes.length === 0) return undefined
     return [`${subject}: ${describeWrites(report)}`]
@@ -207,8 +252,19 @@ export class SyncReporter {
       }, COLLAPSE_AFTER_MS)
       return
     }
-    if (last !== undefined) this.#settle(last)
+    // Every count owed is printed first, so no line ever comes after one that followed it.
+    this.flush()
     this.#last.set(subject, { lines, count: 1, printed: 1, timer: undefined })
+    this.#stamp(lines)
+  }
+
+  /**
+   * Prints `lines` now, never collapsed (a reload's line), after every count owed; the lines
+   * after it are news, printed whole even when they repeat the ones before it.
+   */
+  announce(lines: readonly string[]): void {
+    this.flush()
+    this.#last.clear()
     this.#stamp(lines)
   }
 

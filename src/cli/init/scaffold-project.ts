@@ -77,7 +77,7 @@ export function dockerFiles(): Record<string, string> {
 # and the CRD (for the parent validation in src/server.ts), and runs as an unprivileged user.
 # metacontroller-ts comes from vendor/ (packed there by metactl init), so the build needs nothing
 # outside this directory.
-FROM node:24-alpine AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY vendor ./vendor
@@ -86,7 +86,7 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build && npm prune --omit=dev
 
-FROM node:24-alpine
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080
 WORKDIR /app
 COPY --from=build /app/package.json ./

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { existsSync } from 'node:fs'
 import { describe, it } from 'node:test'
 import { missingPrerequisites, RealNodePrerequisiteError } from './node-binaries.js'
 import { requireRealNodePrerequisites } from './node-binaries.js'
@@ -6,12 +7,27 @@ import { requireRealNodePrerequisites } from './node-binaries.js'
 describe('real node prerequisites', () => {
   it('names the missing binaries and images with the command that builds them', () => {
     const missing = missingPrerequisites(
-      { binDir: '/nonexistent/bin', imagesDir: '/nonexistent/images' },
+      {
+        binDir: '/nonexistent/bin',
+        imagesDir: '/nonexistent/images',
+        corednsDir: '/nonexistent/coredns',
+      },
       { PATH: '/nonexistent' }
     )
     const text = missing.join('\n')
-    assert.match(text, /kubelet, kube-proxy, containerd, .* in \/nonexistent\/bin: run `make node`/)
-    assert.match(text, /pause\.tar, web\.tar in \/nonexistent\/images: run `make node`/)
+    // The package's own scripts, by a path that exists: a user's project has no `make node`.
+    const build = /in \/nonexistent\/bin: run `bash (\S+\/tools\/node\/build\.sh)`/.exec(text)?.[1]
+    const images = /in \/nonexistent\/images: run `bash (\S+\/tools\/node\/images\.sh)`/.exec(
+      text
+    )?.[1]
+    assert.ok(build !== undefined && existsSync(build), text)
+    assert.ok(images !== undefined && existsSync(images), text)
+    const coredns =
+      /coredns\.tar in \/nonexistent\/coredns: run `bash (\S+\/tools\/coredns\/build\.sh)`/.exec(
+        text
+      )?.[1]
+    assert.ok(coredns !== undefined && existsSync(coredns), text)
+    assert.match(text, /kubelet, kube-proxy, containerd, .* in \/nonexistent\/bin/)
     assert.match(text, /unshare, nsenter, ip, iptables, conntrack, openssl on PATH/)
   })
 

@@ -8,8 +8,10 @@
 import { accessSync, constants, existsSync, readFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { delimiter, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { KUBERNETES_VERSION } from '../control-plane-binaries.js'
 import { hostCgroupV1Mounts } from './cgroup-root.js'
+import { COREDNS_ARCHIVE, defaultCorednsDir } from './coredns-image.js'
 
 /** containerd release (keep in step with tools/node/build.sh). */
 export const CONTAINERD_VERSION = 'v2.4.2'
@@ -24,6 +26,8 @@ export interface NodeComponentPaths {
   readonly binDir: string
   /** Directory of `pause.tar` and `web.tar`. */
   readonly imagesDir: string
+  /** Directory of CoreDNS's image archive, `coredns.tar` (tools/coredns/build.sh). */
+  readonly corednsDir: string
 }
 
 /** Raised when the machine lacks something the real node needs; the message says what to do. */
@@ -88,6 +92,15 @@ function executable(path: string): boolean {
   }
 }
 
+/**
+ * The command that builds a node part, as the package ships it: a project depending on
+ * metacontroller-ts has no Makefile of ours, only the package's scripts.
+ */
+function buildCommand(script: 'node/build.sh' | 'node/images.sh' | 'coredns/build.sh'): string {
+  const path = fileURLToPath(new URL(`../../../tools/${script}`, import.meta.url))
+  return `run \`bash ${path}\``
+}
+
 function onPath(command: string, env: NodeJS.ProcessEnv): boolean {
   return (env['PATH'] ?? '').split(delimiter).some((dir) => executable(join(dir, command)))
 }
@@ -107,18 +120,19 @@ export function missingPrerequisites(
   }
   const bins = NODE_BINARIES.filter((b) => !executable(join(paths.binDir, b)))
   if (bins.length > 0) {
-    missing.push(`${bins.join(', ')} in ${paths.binDir}: run \`make node\` (tools/node/build.sh)`)
+    missing.push(`${bins.join(', ')} in ${paths.binDir}: ${buildCommand('node/build.sh')}`)
   }
   const images = ['pause.tar', 'web.tar'].filter((f) => !existsSync(join(paths.imagesDir, f)))
   if (images.length > 0) {
-    missing.push(
-      `${images.join(', ')} in ${paths.imagesDir}: run \`make node\` (tools/node/images.sh)`
-    )
+    missing.push(`${images.join(', ')} in ${paths.imagesDir}: ${buildCommand('node/images.sh')}`)
+  }
+  if (!existsSync(join(paths.corednsDir, COREDNS_ARCHIVE))) {
+    missing.push(`${COREDNS_ARCHIVE} in ${paths.corednsDir}: ${buildCommand('coredns/build.sh')}`)
   }
   const commands = HOST_COMMANDS.filter((c) => !onPath(c, env))
   if (commands.length > 0) {
     missing.push(
-      `${commands.join(', ')} on PATH: run \`make node\` (it installs the Debian packages iptables and conntrack) or install them`
+      `${commands.join(', ')} on PATH: install them (the Debian packages util-linux, iproute2, iptables, conntrack and openssl)`
     )
   }
   if (hostCgroupV1Mounts().length === 0) {
@@ -141,7 +155,11 @@ export function missingPrerequisites(
 export function requireRealNodePrerequisites(
   env: NodeJS.ProcessEnv = process.env
 ): NodeComponentPaths {
-  const paths = { binDir: defaultNodeBinDir(env), imagesDir: defaultNodeImagesDir(env) }
+  const paths = {
+    binDir: defaultNodeBinDir(env),
+    imagesDir: defaultNodeImagesDir(env),
+    corednsDir: defaultCorednsDir(env),
+  }
   const missing = missingPrerequisites(paths, env)
   if (missing.length > 0) {
     throw new RealNodePrerequisiteError(

@@ -90,7 +90,7 @@ export function writeNodeConfig(
   writeFileSync(join(layout.cniConfDir, '10-metactl.conflist'), cniConfList(layout))
   writeFileSync(layout.kubeletConfig, kubeletConfigYaml(layout))
   writeFileSync(layout.kubeProxyConfig, kubeProxyConfigYaml(kubeconfig))
-  // No cluster DNS: Pods get an empty resolver configuration instead of the host's.
+  // Pods resolve through the cluster DNS only: no search domain or nameserver of the host's.
   writeFileSync(layout.resolvConf, '')
 }
 

@@ -7,6 +7,7 @@ import {
   kubeletConfigYaml,
   kubeProxyConfigYaml,
 } from './node-config-files.js'
+import { CLUSTER_DNS_IP } from './cluster-dns-manifests.js'
 import { PAUSE_IMAGE, POD_SUBNET, realNodeLayout } from './real-node-layout.js'
 
 const layout = realNodeLayout('/var/tmp/rn')
@@ -22,6 +23,13 @@ describe('real node configuration files', () => {
     assert.equal(config['oomScoreAdj'], 0)
     assert.equal(config['containerRuntimeEndpoint'], `unix://${layout.containerdSocket}`)
     assert.equal(config['podLogsDir'], layout.podLogsDir)
+  })
+
+  it('points every Pod at the cluster DNS and nothing of the host', () => {
+    const config = parse(kubeletConfigYaml(layout)) as Record<string, unknown>
+    assert.deepEqual(config['clusterDNS'], [CLUSTER_DNS_IP])
+    assert.equal(config['clusterDomain'], 'cluster.local')
+    assert.equal(config['resolvConf'], layout.resolvConf)
   })
 
   it('keeps every containerd path in the cluster directory and never pulls the sandbox image', () => {

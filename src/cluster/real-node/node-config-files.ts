@@ -13,6 +13,7 @@ import {
   REAL_NODE_NAME,
 } from './real-node-layout.js'
 import type { RealNodeLayout } from './real-node-layout.js'
+import { CLUSTER_DNS_IP, CLUSTER_DOMAIN } from './cluster-dns-manifests.js'
 
 const toml = (value: string): string => JSON.stringify(value)
 
@@ -93,7 +94,8 @@ export function cniConfList(layout: RealNodeLayout): string {
 /**
  * KubeletConfiguration for this machine class: cgroup v1 allowed (`failCgroupV1: false`), the
  * cgroupfs driver (no systemd), all Pods under the cluster's own `cgroupRoot`, no negative OOM
- * score (no CAP_SYS_RESOURCE), and anonymous read access on its port inside the namespace so the
+ * score (no CAP_SYS_RESOURCE), the cluster DNS (cluster-dns-manifests.ts) as every Pod's resolver
+ * with no host search domain or nameserver (`resolvConf` is an empty file), and anonymous read access on its port inside the namespace so the
  * API server can fetch logs.
  */
 export function kubeletConfigYaml(layout: RealNodeLayout): string {
@@ -111,6 +113,8 @@ export function kubeletConfigYaml(layout: RealNodeLayout): string {
     imageServiceEndpoint: `unix://${layout.containerdSocket}`,
     podLogsDir: layout.podLogsDir,
     resolvConf: layout.resolvConf,
+    clusterDNS: [CLUSTER_DNS_IP],
+    clusterDomain: CLUSTER_DOMAIN,
     healthzBindAddress: '127.0.0.1',
     healthzPort: 10248,
     readOnlyPort: 0,

@@ -15,6 +15,8 @@ import type { RecordedProcess } from '../control-plane-state.js'
 import { waitFor } from '../../runtime/clock/wait-for.js'
 import { bindVolumes } from '../host-path-storage.js'
 import { requireImageMirror, startImageMirror } from './image-mirror.js'
+import { startClusterDns } from './cluster-dns.js'
+import { COREDNS_ARCHIVE } from './coredns-image.js'
 import { createCgroupRoot, hostCgroupV1Mounts } from './cgroup-root.js'
 import { ensureClusterPki } from './cluster-pki.js'
 import { readCreatedDirs, writeCreatedDirs } from './created-dirs-registry.js'
@@ -82,6 +84,7 @@ async function startNode(
   await importImages(layout, paths, [
     join(paths.imagesDir, 'pause.tar'),
     join(paths.imagesDir, 'web.tar'),
+    join(paths.corednsDir, COREDNS_ARCHIVE),
     ...extra,
   ])
   if (extra.length > 0) record(await startImageMirror(layout, extra, timeoutMs))
@@ -183,6 +186,7 @@ async function supervise(options: SupervisorOptions): Promise<void> {
     )
   }
   await startNode(layout, paths, plane, record, options)
+  await startClusterDns(plane.client, options.startTimeoutMs, log)
   await plane.release()
 }
 

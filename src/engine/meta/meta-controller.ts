@@ -141,6 +141,14 @@ export class MetaController<Definition> {
     this.#loop.start()
   }
 
+  /** The controller objects this engine serves (its `--target-label-selector` applied). */
+  controllerObjects(): KubeObject[] {
+    const { targetSelector } = this.#context
+    return (this.#lease?.informer.store.list() ?? []).filter((o) =>
+      targetSelector(o.metadata.labels ?? {})
+    )
+  }
+
   /** Names of the running hosted controllers. */
   runningControllers(): string[] {
     return [...this.#running.keys()].sort()

@@ -1,6 +1,7 @@
 /**
  * How a failed sync is reported, the same for both controller kinds (spec §3.4): a Warning
  * `SyncError` event on the parent and a log line, except for the outcomes that are not faults.
+ * A 403 gets no log line of its own: `ForbiddenRequests` names the missing right once.
  *
  * @module
  */
@@ -8,6 +9,7 @@ import type { KubeObject } from '../../core/kube-object.js'
 import type { Logger } from '../../runtime/diagnostics/logger.js'
 import { NotSyncedError, RetryAfterError } from '../../runtime/queue/reconcile-errors.js'
 import type { EventSink } from '../events/event-recorder.js'
+import { isForbidden } from '../forbidden/is-forbidden.js'
 
 /**
  * Runs one parent's sync; when it throws, records the event and log line, then rethrows so that
@@ -26,7 +28,7 @@ export async function reportSyncError<T>(
     if (!(error instanceof RetryAfterError) && !(error instanceof NotSyncedError)) {
       const message = error instanceof Error ? error.message : String(error)
       events.record(parent, 'Warning', 'SyncError', `Sync error: ${message}`)
-      log.warn('sync failed', { error })
+      if (!isForbidden(error)) log.warn('sync failed', { error })
     }
     throw error
   }
