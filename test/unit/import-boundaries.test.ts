@@ -58,6 +58,7 @@ const SUBFOLDERS: Record<string, readonly string[]> = {
     'children',
     'rollout',
     'events',
+    'forbidden',
     'customize',
     'leadership',
     'leader',
