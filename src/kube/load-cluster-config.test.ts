@@ -5,12 +5,9 @@ import { delimiter, dirname, join } from 'node:path'
 import { after, describe, it } from 'node:test'
 
 import { KubeconfigError } from './kubeconfig-error.js'
-import {
-  loadClusterConfig,
-  mergeKubeconfigs,
-  parseKubeconfig,
-  resolveKubeconfig,
-} from './load-cluster-config.js'
+import { loadClusterConfig } from './load-cluster-config.js'
+import { mergeKubeconfigs, parseKubeconfig } from './parse-kubeconfig.js'
+import { resolveKubeconfig } from './resolve-kubeconfig.js'
 
 const CA_PEM = '-----BEGIN CERTIFICATE-----\nMIIBcafake\n-----END CERTIFICATE-----\n'
 const CERT_PEM = '-----BEGIN CERTIFICATE-----\nMIIBcertfake\n-----END CERTIFICATE-----\n'

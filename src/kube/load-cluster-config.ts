@@ -18,18 +18,8 @@ import { resolveKubeconfig } from './resolve-kubeconfig.js'
 import type { ResolveKubeconfigOptions } from './resolve-kubeconfig.js'
 import { mergeKubeconfigs, parseKubeconfig } from './parse-kubeconfig.js'
 
-export type { ReadTextFile } from './read-text-file.js'
+// `metactl run` reads the in-cluster directory to find its namespace.
 export { SERVICE_ACCOUNT_DIR } from './load-in-cluster-config.js'
-export type {
-  Kubeconfig,
-  KubeconfigCluster,
-  KubeconfigContext,
-  KubeconfigExec,
-  KubeconfigUser,
-} from './kubeconfig.js'
-export { resolveKubeconfig } from './resolve-kubeconfig.js'
-export type { ResolveKubeconfigOptions } from './resolve-kubeconfig.js'
-export { mergeKubeconfigs, parseKubeconfig } from './parse-kubeconfig.js'
 
 /** Options of {@link loadClusterConfig}; all of them exist for the CLI flags or for tests. */
 export interface LoadClusterConfigOptions {

@@ -30,7 +30,8 @@ import {
 } from '../../src/core/label-selector.js'
 import { LabelSelectorError } from '../../src/core/label-selector-error.js'
 import { KubeconfigError } from '../../src/kube/kubeconfig-error.js'
-import { parseKubeconfig, resolveKubeconfig } from '../../src/kube/load-cluster-config.js'
+import { parseKubeconfig } from '../../src/kube/parse-kubeconfig.js'
+import { resolveKubeconfig } from '../../src/kube/resolve-kubeconfig.js'
 import type { Json } from './decoder-arbitraries.js'
 import {
   anyJson,

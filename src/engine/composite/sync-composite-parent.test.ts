@@ -5,27 +5,15 @@ import { controllerRefOf } from '../../core/owner-references.js'
 import { parseCompositeControllerSpec } from '../../api/composite-controller-spec.js'
 import type { CompositeSyncRequest, CompositeSyncResponse } from '../../api/hook-model.js'
 import { FakeCluster } from '../../in-memory/fake-cluster.js'
-import { fakeResourceInfo } from '../../in-memory/fake-resources.js'
+import { CONFIGMAPS, WIDGETS } from '../conformance/conformance-resources.js'
 import { silentLogger } from '../../runtime/diagnostics/logger.js'
 import { ObjectStore } from '../../runtime/informers/object-store.js'
 import { syncCompositeParent } from './sync-composite-parent.js'
 import type { CompositeController, CompositeWrites } from './sync-composite-parent.js'
 
-const PARENT = fakeResourceInfo({
-  group: 'example.com',
-  version: 'v1',
-  resource: 'widgets',
-  kind: 'Widget',
-  namespaced: true,
-  subresources: ['status'],
-})
-const CHILD = fakeResourceInfo({
-  group: '',
-  version: 'v1',
-  resource: 'configmaps',
-  kind: 'ConfigMap',
-  namespaced: true,
-})
+// The conformance suite's resources: widgets with ConfigMap children.
+const PARENT = WIDGETS
+const CHILD = CONFIGMAPS
 const TYPE = 'ConfigMap.v1'
 
 type Answer = (request: CompositeSyncRequest) => Partial<CompositeSyncResponse>

@@ -4,17 +4,16 @@
  *
  * @module
  */
-import type { KubeObject } from '../../core/kube-object.js'
 import { parseCompositeControllerSpec } from '../../api/composite-controller-spec.js'
 import type {
   CompositeSyncRequest,
   CompositeSyncResponse,
   HookFunction,
-  ObjectsByType,
 } from '../../api/hook-model.js'
 import { compositeFinalizer, compositeKind } from '../composite/composite-kind.js'
 import type { ConformanceHook, KindAdapter, KindBuildOptions } from './conformance-harness.js'
-import { fakeResourceInfo } from '../../in-memory/fake-resources.js'
+import { kindHook } from './kind-hook.js'
+import { CONFIGMAPS, CONFORMANCE_NAME, WIDGETS } from './conformance-resources.js'
 
 /** Options of {@link compositeAdapter}. */
 export interface CompositeAdapterOptions {
@@ -22,49 +21,28 @@ export interface CompositeAdapterOptions {
   readonly generateSelector: boolean
 }
 
-const NAME = 'conformance'
-const PARENT = fakeResourceInfo({
-  group: 'example.com',
-  version: 'v1',
-  resource: 'widgets',
-  kind: 'Widget',
-  namespaced: true,
-  subresources: ['status'],
-})
-const CHILD = fakeResourceInfo({
-  group: '',
-  version: 'v1',
-  resource: 'configmaps',
-  kind: 'ConfigMap',
-  namespaced: true,
-})
-
-/** Every observed child, in type then key order. */
-function flatten(children: ObjectsByType): KubeObject[] {
-  return [...children.keys()]
-    .sort()
-    .flatMap((type) => [...(children.get(type)?.entries() ?? [])])
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([, child]) => child)
-}
+const NAME = CONFORMANCE_NAME
+const PARENT = WIDGETS
+const CHILD = CONFIGMAPS
 
 /** Wraps a kind-neutral hook as a composite sync or finalize hook. */
 function compositeHook(
   hook: ConformanceHook
 ): HookFunction<CompositeSyncRequest, CompositeSyncResponse> {
-  return async (request) => {
-    const answer = await hook({
+  return kindHook<CompositeSyncRequest, CompositeSyncResponse>(
+    hook,
+    (request) => ({
       subject: request.parent,
-      observed: flatten(request.children),
+      observed: request.children,
       finalizing: request.finalizing,
-    })
-    return {
+    }),
+    (answer) => ({
       status: answer.status ?? null,
       children: answer.desired,
       resyncAfterMs: answer.resyncAfterMs ?? 0,
       finalized: answer.finalized ?? false,
-    }
-  }
+    })
+  )
 }
 
 /** The spec as a user would write it, parsed as the engine parses in-process controllers. */

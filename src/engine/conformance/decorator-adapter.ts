@@ -4,7 +4,6 @@
  *
  * @module
  */
-import type { KubeObject } from '../../core/kube-object.js'
 import { compileLabelSelector } from '../../core/label-selector.js'
 import {
   DECORATOR_CONTROLLER_ANNOTATION,
@@ -14,49 +13,30 @@ import type {
   DecoratorSyncRequest,
   DecoratorSyncResponse,
   HookFunction,
-  ObjectsByType,
 } from '../../api/hook-model.js'
 import { gvkKey } from '../../api/hook-model.js'
 import { decoratorKind } from '../decorator/decorator-kind.js'
 import type { ConformanceHook, KindAdapter } from './conformance-harness.js'
-import { fakeResourceInfo } from '../../in-memory/fake-resources.js'
+import { kindHook } from './kind-hook.js'
+import { CONFIGMAPS, CONFORMANCE_NAME, WIDGETS } from './conformance-resources.js'
 
-const NAME = 'conformance'
-const TARGET = fakeResourceInfo({
-  group: 'example.com',
-  version: 'v1',
-  resource: 'widgets',
-  kind: 'Widget',
-  namespaced: true,
-  subresources: ['status'],
-})
-const ATTACHMENT = fakeResourceInfo({
-  group: '',
-  version: 'v1',
-  resource: 'configmaps',
-  kind: 'ConfigMap',
-  namespaced: true,
-})
+const NAME = CONFORMANCE_NAME
+const TARGET = WIDGETS
+const ATTACHMENT = CONFIGMAPS
 const ATTACHMENT_TYPE = gvkKey(ATTACHMENT.apiVersion, ATTACHMENT.kind)
-
-function flatten(attachments: ObjectsByType): KubeObject[] {
-  return [...attachments.values()]
-    .flatMap((byKey) => [...byKey.entries()])
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([, object]) => object)
-}
 
 /** Wraps a kind-neutral hook as a decorator sync or finalize hook (labels and annotations kept). */
 function decoratorHook(
   hook: ConformanceHook
 ): HookFunction<DecoratorSyncRequest, DecoratorSyncResponse> {
-  return async (request) => {
-    const answer = await hook({
+  return kindHook<DecoratorSyncRequest, DecoratorSyncResponse>(
+    hook,
+    (request) => ({
       subject: request.object,
-      observed: flatten(request.attachments),
+      observed: request.attachments,
       finalizing: request.finalizing,
-    })
-    return {
+    }),
+    (answer) => ({
       labels: {},
       annotations: {},
       // A decorator's null status leaves the target's status alone.
@@ -64,8 +44,8 @@ function decoratorHook(
       attachments: answer.desired,
       resyncAfterMs: answer.resyncAfterMs ?? 0,
       finalized: answer.finalized ?? false,
-    }
-  }
+    })
+  )
 }
 
 /** Builds the DecoratorController adapter for the conformance suite. */
