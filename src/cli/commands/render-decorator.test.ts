@@ -1,27 +1,8 @@
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
-import { main } from '../main.js'
+import { renderWorkspace } from '../../../test/support/render-workspace.js'
 
-const dir = mkdtempSync(join(tmpdir(), 'metactl-render-dc-'))
-
-function file(name: string, text: string): string {
-  const path = join(dir, name)
-  writeFileSync(path, text)
-  return path
-}
-
-async function render(...args: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
-  const out: string[] = []
-  const err: string[] = []
-  const code = await main(['node', 'metactl', 'render', ...args], {
-    out: (line) => out.push(line),
-    err: (line) => err.push(line),
-  })
-  return { code, out, err }
-}
+const { file, render, remove } = renderWorkspace('metactl-render-dc-')
 
 const controller = file(
   'dc.yaml',
@@ -77,7 +58,7 @@ const hook = file(
 )
 
 after(() => {
-  rmSync(dir, { recursive: true, force: true })
+  remove()
 })
 
 describe('metactl render for a DecoratorController', () => {

@@ -1,27 +1,8 @@
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
-import { main } from '../main.js'
+import { renderWorkspace } from '../../../test/support/render-workspace.js'
 
-const dir = mkdtempSync(join(tmpdir(), 'metactl-render-hooks-'))
-
-function file(name: string, text: string): string {
-  const path = join(dir, name)
-  writeFileSync(path, text)
-  return path
-}
-
-async function render(...args: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
-  const out: string[] = []
-  const err: string[] = []
-  const code = await main(['node', 'metactl', 'render', ...args], {
-    out: (line) => out.push(line),
-    err: (line) => err.push(line),
-  })
-  return { code, out, err }
-}
+const { file, render, remove } = renderWorkspace('metactl-render-hooks-')
 
 const controller = file(
   'cc.yaml',
@@ -83,7 +64,7 @@ metadata: { name: other, namespace: beta, labels: { tenant: beta } }
 )
 
 after(() => {
-  rmSync(dir, { recursive: true, force: true })
+  remove()
 })
 
 describe('metactl render finds hooks as metactl dev does, and calls customize offline', () => {
@@ -115,28 +96,12 @@ describe('metactl render finds hooks as metactl dev does, and calls customize of
   })
 
   it('previews a finalize that depends on related objects', async () => {
-    const blocked = await render(
-      '--controller',
-      controller,
-      '--parent',
-      parent,
-      '--hook-module',
-      hooks,
-      '--related',
-      related,
-      '--finalizing'
-    )
+    // The two runs differ only in --related: with the related object the finalize hook waits.
+    const inputs = ['--controller', controller, '--parent', parent, '--hook-module', hooks]
+    const blocked = await render(...inputs, '--related', related, '--finalizing')
     assert.equal(blocked.code, 0, blocked.err.join('\n'))
     assert.match(blocked.out.join('\n'), /# finalized: false/)
-    const done = await render(
-      '--controller',
-      controller,
-      '--parent',
-      parent,
-      '--hook-module',
-      hooks,
-      '--finalizing'
-    )
+    const done = await render(...inputs, '--finalizing')
     assert.equal(done.code, 0, done.err.join('\n'))
     assert.match(done.out.join('\n'), /# finalized: true/)
   })

@@ -1,33 +1,14 @@
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
 import type { KubeObject } from '../../core/kube-object.js'
 import { setLastApplied } from '../../engine/children/dynamic-apply.js'
-import { main } from '../main.js'
+import { renderWorkspace } from '../../../test/support/render-workspace.js'
 
-const dir = mkdtempSync(join(tmpdir(), 'metactl-render-rollout-'))
-
-function file(name: string, text: string): string {
-  const path = join(dir, name)
-  writeFileSync(path, text)
-  return path
-}
+const { file, render, remove } = renderWorkspace('metactl-render-rollout-')
 
 /** Objects as a YAML stream (JSON documents are YAML). */
 function stream(objects: readonly unknown[]): string {
   return objects.map((o) => JSON.stringify(o)).join('\n---\n')
-}
-
-async function render(...args: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
-  const out: string[] = []
-  const err: string[] = []
-  const code = await main(['node', 'metactl', 'render', ...args], {
-    out: (line) => out.push(line),
-    err: (line) => err.push(line),
-  })
-  return { code, out, err }
 }
 
 const controller = file(
@@ -107,7 +88,7 @@ const oldRevision = {
 
 describe('metactl render (rolling update)', () => {
   after(() => {
-    rmSync(dir, { recursive: true, force: true })
+    remove()
   })
 
   it('shows the one child the rollout step moves, and keeps the others at their revision', async () => {
