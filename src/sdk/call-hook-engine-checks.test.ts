@@ -3,6 +3,7 @@
 // selector) and, given the CRD, a fixture parent that does not match its schema.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
+import { crdFixture } from '../../test/support/crd-fixture.js'
 import type { KubeObject } from '../core/kube-object.js'
 import { InvalidDesiredChildError } from '../api/desired-children.js'
 import { callCompositeHook, callDecoratorHook } from './call-hook.js'
@@ -36,35 +37,21 @@ const controller: KubeObject = {
   },
 }
 
-const crd = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'sites.example.com' },
-  spec: {
-    group: 'example.com',
-    scope: 'Namespaced',
-    names: { kind: 'Site', plural: 'sites' },
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        schema: {
-          openAPIV3Schema: {
-            type: 'object',
-            properties: {
-              spec: {
-                type: 'object',
-                required: ['replicas'],
-                properties: { replicas: { type: 'integer', minimum: 1 } },
-              },
-            },
-          },
-        },
+const crd = crdFixture({
+  kind: 'Site',
+  plural: 'sites',
+  scope: 'Namespaced',
+  schema: {
+    type: 'object',
+    properties: {
+      spec: {
+        type: 'object',
+        required: ['replicas'],
+        properties: { replicas: { type: 'integer', minimum: 1 } },
       },
-    ],
+    },
   },
-}
+})
 
 const configMap = (namespace?: string): ConfigMap => ({
   apiVersion: 'v1',

@@ -1,40 +1,25 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
+import { crdFixture } from '../../test/support/crd-fixture.js'
 import type { KubeObject } from '../core/kube-object.js'
 import { callCompositeHook, callDecoratorHook } from './call-hook.js'
 import { defineCompositeHook, defineDecoratorHook } from './hook-types.js'
 import { serveHooks } from './serve-hooks.js'
 
-const tenantCrd = (scope: 'Cluster' | 'Namespaced'): KubeObject => ({
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'tenants.example.com' },
-  spec: {
-    group: 'example.com',
+const tenantCrd = (scope: 'Cluster' | 'Namespaced'): KubeObject =>
+  crdFixture({
+    kind: 'Tenant',
+    plural: 'tenants',
+    singular: 'tenant',
     scope,
-    names: { plural: 'tenants', singular: 'tenant', kind: 'Tenant' },
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        schema: {
-          openAPIV3Schema: {
-            type: 'object',
-            required: ['spec'],
-            properties: {
-              spec: {
-                type: 'object',
-                required: ['team'],
-                properties: { team: { type: 'string' } },
-              },
-            },
-          },
-        },
+    schema: {
+      type: 'object',
+      required: ['spec'],
+      properties: {
+        spec: { type: 'object', required: ['team'], properties: { team: { type: 'string' } } },
       },
-    ],
-  },
-})
+    },
+  })
 
 const tenant: KubeObject = {
   apiVersion: 'example.com/v1',

@@ -1,44 +1,31 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
+import { crdFixture } from '../../test/support/crd-fixture.js'
 import { crdToTypeScript, schemaToType } from './crd-types.js'
 import { CrdSchemaError } from './crd-schema.js'
 
-const crd = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'greetings.example.com' },
-  spec: {
-    group: 'example.com',
-    names: { kind: 'Greeting', plural: 'greetings' },
-    scope: 'Namespaced',
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        schema: {
-          openAPIV3Schema: {
-            type: 'object',
-            required: ['spec'],
-            properties: {
-              spec: {
-                type: 'object',
-                required: ['message'],
-                properties: {
-                  message: { type: 'string', description: 'What to say.' },
-                  replicas: { type: 'integer' },
-                  mode: { type: 'string', enum: ['loud', "it's"] },
-                  'odd-name': { type: 'boolean' },
-                },
-              },
-              status: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
-            },
-          },
+const crd = crdFixture({
+  kind: 'Greeting',
+  plural: 'greetings',
+  scope: 'Namespaced',
+  schema: {
+    type: 'object',
+    required: ['spec'],
+    properties: {
+      spec: {
+        type: 'object',
+        required: ['message'],
+        properties: {
+          message: { type: 'string', description: 'What to say.' },
+          replicas: { type: 'integer' },
+          mode: { type: 'string', enum: ['loud', "it's"] },
+          'odd-name': { type: 'boolean' },
         },
       },
-    ],
+      status: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+    },
   },
-}
+})
 
 describe('crdToTypeScript', () => {
   it('writes the object, spec and status types with required fields and docs', () => {

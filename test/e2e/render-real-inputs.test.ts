@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
 import { parseAllDocuments, stringify } from 'yaml'
+import { crdFixture } from '../support/crd-fixture.js'
 import { metactl } from '../support/run-metactl.js'
 
 const FIXTURES = 'test/fixtures/render'
@@ -82,35 +83,23 @@ describe('metactl render with real inputs', () => {
     const crd = join(work, 'crd.yaml')
     writeFileSync(
       crd,
-      stringify({
-        apiVersion: 'apiextensions.k8s.io/v1',
-        kind: 'CustomResourceDefinition',
-        metadata: { name: 'websites.example.com' },
-        spec: {
-          group: 'example.com',
+      stringify(
+        crdFixture({
+          kind: 'Website',
+          plural: 'websites',
           scope: 'Namespaced',
-          names: { plural: 'websites', kind: 'Website' },
-          versions: [
-            {
-              name: 'v1',
-              served: true,
-              storage: true,
-              schema: {
-                openAPIV3Schema: {
-                  type: 'object',
-                  properties: {
-                    spec: {
-                      type: 'object',
-                      required: ['image'],
-                      properties: { image: { type: 'string' }, port: { type: 'integer' } },
-                    },
-                  },
-                },
+          schema: {
+            type: 'object',
+            properties: {
+              spec: {
+                type: 'object',
+                required: ['image'],
+                properties: { image: { type: 'string' }, port: { type: 'integer' } },
               },
             },
-          ],
-        },
-      })
+          },
+        })
+      )
     )
     const ok = await metactl([...BASE, '--crd', crd])
     assert.equal(ok.code, 0, ok.stderr)

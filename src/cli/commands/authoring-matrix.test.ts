@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
 import { stringify } from 'yaml'
+import { crdFixture } from '../../../test/support/crd-fixture.js'
 import type { KubeObject } from '../../core/kube-object.js'
 import { callCompositeHook, callDecoratorHook } from '../../sdk/call-hook.js'
 import { serveHooks } from '../../sdk/serve-hooks.js'
@@ -19,30 +20,14 @@ after(() => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-const crd = (kind: string, plural: string, scope: string): KubeObject => ({
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: `${plural}.example.com` },
-  spec: {
-    group: 'example.com',
+// Both custom parents need only a spec, so a parent without one is refused.
+const crd = (kind: string, plural: string, scope: 'Cluster' | 'Namespaced'): KubeObject =>
+  crdFixture({
+    kind,
+    plural,
     scope,
-    names: { plural, kind },
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        schema: {
-          openAPIV3Schema: {
-            type: 'object',
-            required: ['spec'],
-            properties: { spec: { type: 'object' } },
-          },
-        },
-      },
-    ],
-  },
-})
+    schema: { type: 'object', required: ['spec'], properties: { spec: { type: 'object' } } },
+  })
 
 interface Shape {
   readonly name: string
