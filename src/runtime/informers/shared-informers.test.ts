@@ -94,6 +94,17 @@ function only<T>(items: readonly T[]): T {
   return item
 }
 
+/** Two leases on one pods informer, once it watches: where the release tests start. */
+async function twoLeasesOnWatchingPods() {
+  const { factory, built } = recordingFactory()
+  const shared = new SharedInformers(factory, { clock: new FakeClock() })
+  const first = shared.acquire(pods)
+  const second = shared.acquire(pods)
+  const listWatcher = only(built)
+  await until(() => listWatcher.watching, 'the informer watches')
+  return { shared, first, second, listWatcher }
+}
+
 describe('SharedInformers', () => {
   it('gives two acquires of one collection one started informer over one ListWatcher', async () => {
     const { factory, built } = recordingFactory()
@@ -144,12 +155,7 @@ describe('SharedInformers', () => {
   })
 
   it('stops the informer only when the last holder releases', async () => {
-    const { factory, built } = recordingFactory()
-    const shared = new SharedInformers(factory, { clock: new FakeClock() })
-    const first = shared.acquire(pods)
-    const second = shared.acquire(pods)
-    const listWatcher = only(built)
-    await until(() => listWatcher.watching, 'the informer watches')
+    const { shared, first, second, listWatcher } = await twoLeasesOnWatchingPods()
     await first.release()
     await settle()
     assert.equal(listWatcher.watching, true, 'still held by the second lease')
@@ -161,12 +167,7 @@ describe('SharedInformers', () => {
   })
 
   it('drops one hold per lease however many times that lease is released', async () => {
-    const { factory, built } = recordingFactory()
-    const shared = new SharedInformers(factory, { clock: new FakeClock() })
-    const first = shared.acquire(pods)
-    const second = shared.acquire(pods)
-    const listWatcher = only(built)
-    await until(() => listWatcher.watching, 'the informer watches')
+    const { first, second, listWatcher } = await twoLeasesOnWatchingPods()
     await Promise.all([first.release(), first.release()])
     await first.release()
     await settle()

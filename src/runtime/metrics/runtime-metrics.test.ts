@@ -50,6 +50,11 @@ function sumOf(metrics: RuntimeMetrics, name: string, labels: Labels) {
   return histogramSample(metrics, name, 'sum', labels)
 }
 
+/** Returns the value of the rest_client_requests_total series of one code, method and host. */
+function requestsTotal(metrics: RuntimeMetrics, code: string, method: string, host: string) {
+  return valueOf(metrics, 'rest_client_requests_total', { code, method, host })
+}
+
 function request(method: string, statusCode: number | undefined, durationMs = 10, throttledMs = 0) {
   return { method, path: '/api/v1/pods', statusCode, durationMs, throttledMs }
 }
@@ -63,43 +68,15 @@ describe('RuntimeMetrics', () => {
     observer.onRequest(request('PUT', 409))
     const other = metrics.requestObserver('other:443')
     other.onRequest(request('GET', 200))
-    assert.equal(
-      await valueOf(metrics, 'rest_client_requests_total', {
-        code: '200',
-        method: 'GET',
-        host: '10.0.0.1:6443',
-      }),
-      2
-    )
-    assert.equal(
-      await valueOf(metrics, 'rest_client_requests_total', {
-        code: '409',
-        method: 'PUT',
-        host: '10.0.0.1:6443',
-      }),
-      1
-    )
-    assert.equal(
-      await valueOf(metrics, 'rest_client_requests_total', {
-        code: '200',
-        method: 'GET',
-        host: 'other:443',
-      }),
-      1
-    )
+    assert.equal(await requestsTotal(metrics, '200', 'GET', '10.0.0.1:6443'), 2)
+    assert.equal(await requestsTotal(metrics, '409', 'PUT', '10.0.0.1:6443'), 1)
+    assert.equal(await requestsTotal(metrics, '200', 'GET', 'other:443'), 1)
   })
 
   it('counts a request without a status code under code <error>', async () => {
     const metrics = new RuntimeMetrics()
     metrics.requestObserver('h').onRequest(request('POST', undefined))
-    assert.equal(
-      await valueOf(metrics, 'rest_client_requests_total', {
-        code: '<error>',
-        method: 'POST',
-        host: 'h',
-      }),
-      1
-    )
+    assert.equal(await requestsTotal(metrics, '<error>', 'POST', 'h'), 1)
   })
 
   it('observes request and rate-limiter latency in seconds by verb and host', async () => {
