@@ -67,21 +67,15 @@ after(() => {
   remove()
 })
 
+/** The controller and parent every test renders, with the hook module under test. */
+function inputs(hookModule: string): string[] {
+  return ['--controller', controller, '--parent', parent, '--hook-module', hookModule]
+}
+
 describe('metactl render finds hooks as metactl dev does, and calls customize offline', () => {
   it("uses the export named after the controller's metadata.name, or the one #name picks", async () => {
     for (const module of [hooks, `${hooks}#tenants`]) {
-      const result = await render(
-        '--controller',
-        controller,
-        '--parent',
-        parent,
-        '--hook-module',
-        module,
-        '--related',
-        related,
-        '--output',
-        'json'
-      )
+      const result = await render(...inputs(module), '--related', related, '--output', 'json')
       assert.equal(result.code, 0, result.err.join('\n'))
       const json = JSON.parse(result.out.join('\n')) as {
         status: unknown
@@ -97,27 +91,17 @@ describe('metactl render finds hooks as metactl dev does, and calls customize of
 
   it('previews a finalize that depends on related objects', async () => {
     // The two runs differ only in --related: with the related object the finalize hook waits.
-    const inputs = ['--controller', controller, '--parent', parent, '--hook-module', hooks]
-    const blocked = await render(...inputs, '--related', related, '--finalizing')
+    const blocked = await render(...inputs(hooks), '--related', related, '--finalizing')
     assert.equal(blocked.code, 0, blocked.err.join('\n'))
     assert.match(blocked.out.join('\n'), /# finalized: false/)
-    const done = await render(...inputs, '--finalizing')
+    const done = await render(...inputs(hooks), '--finalizing')
     assert.equal(done.code, 0, done.err.join('\n'))
     assert.match(done.out.join('\n'), /# finalized: true/)
   })
 
   it('says when --related has no customize hook to select from it', async () => {
     const bare = file('bare.mjs', 'export const sync = () => ({})\n')
-    const result = await render(
-      '--controller',
-      controller,
-      '--parent',
-      parent,
-      '--hook-module',
-      bare,
-      '--related',
-      related
-    )
+    const result = await render(...inputs(bare), '--related', related)
     assert.equal(result.code, 0, result.err.join('\n'))
     assert.match(result.err.join('\n'), /--related is not used: there is no customize hook/)
   })
