@@ -14,51 +14,44 @@
 #   tools/coredns/build.sh                   build or reuse; prints the directory last
 #   COREDNS_DIR=/path tools/coredns/build.sh use another output directory
 set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=../lib/build-lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/build-lib.sh"
 cd "$(dirname "$0")"
+build_init coredns
 
 COREDNS_VERSION=v1.15.0
 TAG=metactl.local/coredns:$COREDNS_VERSION
 KEY=$(cat main.go go.mod go.sum | sha256sum | cut -c1-12)
-CACHE_ROOT=${XDG_CACHE_HOME:-$HOME/.cache}/metacontroller-ts/controlplane
+CACHE_ROOT=$(build_cache_root controlplane)
 OUT=${COREDNS_DIR:-$CACHE_ROOT/coredns-$COREDNS_VERSION-$KEY}
 
 if [[ -x "$OUT/coredns" && -f "$OUT/coredns.tar" ]]; then
-  echo "coredns: reusing cached binary and image in $OUT" >&2
-  echo "$OUT"
-  exit 0
+  build_reuse "$OUT" "reusing cached binary and image in $OUT"
 fi
+build_require_go coredns
+build_go_env
+JOBS=$(build_jobs "${CONTROLPLANE_BUILD_JOBS:-}")
+build_partial "$OUT" dir
+TMP=$BUILD_PARTIAL
 
-if ! command -v go >/dev/null 2>&1; then
-  echo "coredns: 'go' (>= 1.26) is required to build coredns; install Go and retry" >&2
-  exit 1
-fi
-
-export CGO_ENABLED=0 GOTOOLCHAIN=${GOTOOLCHAIN:-local} GOFLAGS=${GOFLAGS:--buildvcs=false}
-JOBS=${CONTROLPLANE_BUILD_JOBS:-$(nproc 2>/dev/null || echo 2)}
-mkdir -p "$(dirname "$OUT")"
-TMP="$OUT.partial.$$"
-mkdir -p "$TMP"
-trap 'rm -rf "$TMP"' EXIT
-
-start=$(date +%s)
-echo "coredns: building coredns $COREDNS_VERSION (a cold build takes a few minutes on 2 cores)" >&2
+build_start
+build_log "building coredns $COREDNS_VERSION (a cold build takes a few minutes on 2 cores)"
 
 # Upstream's Makefile stamps the commit the same way; a module build has no git checkout.
 V="-X github.com/coredns/coredns/coremain.GitCommit=$COREDNS_VERSION"
 
-echo "coredns: [1/3] go mod download" >&2
+build_step 1/3 go mod download
 go mod download
-echo "coredns: [2/3] go build (plugins: $(grep -o 'plugin/[a-z0-9_]*' main.go | cut -d/ -f2 | tr '\n' ' '))" >&2
+build_step 2/3 "go build (plugins: $(grep -o 'plugin/[a-z0-9_]*' main.go | cut -d/ -f2 | tr '\n' ' '))"
 go build -p "$JOBS" -trimpath -ldflags "-s -w $V" -o "$TMP/coredns" .
 "$TMP/coredns" -version >&2
 
 # oci-image comes with the node's binaries (tools/node/build.sh), as for the node's other images.
-echo "coredns: [3/3] image $TAG" >&2
+build_step 3/3 "image $TAG"
 OCI=${OCI_IMAGE:-$(../node/build.sh)/oci-image}
 "$OCI" -tag "$TAG" -o "$TMP/coredns.tar" -file "$TMP/coredns=/coredns" \
   -user 65532:65532 -entrypoint /coredns
 
 mkdir -p "$OUT"
 mv "$TMP/coredns" "$TMP/coredns.tar" "$OUT/"
-echo "coredns: built in $(($(date +%s) - start)) s into $OUT" >&2
-echo "$OUT"
+build_finish "$OUT"

@@ -6,44 +6,35 @@
 #   tools/helm/build.sh             build or reuse; prints the binary's path last
 #   HELM_BIN=/path/helm build.sh    use another output path
 set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=../lib/build-lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/build-lib.sh"
 cd "$(dirname "$0")"
+build_init helm
 
 HELM_VERSION=v4.3.2
-CACHE_ROOT=${XDG_CACHE_HOME:-$HOME/.cache}/metacontroller-ts/helm
+CACHE_ROOT=$(build_cache_root helm)
 OUT=${HELM_BIN:-$CACHE_ROOT/$HELM_VERSION/helm}
 
-if [[ -x "$OUT" ]]; then
-  echo "helm: reusing cached binary $OUT" >&2
-  echo "$OUT"
-  exit 0
-fi
+build_reuse_if_executable "$OUT" "reusing cached binary $OUT"
+build_require_go helm
+build_go_env
+JOBS=$(build_jobs "${HELM_BUILD_JOBS:-}")
+build_partial "$OUT"
+TMP_OUT=$BUILD_PARTIAL
 
-if ! command -v go >/dev/null 2>&1; then
-  echo "helm: 'go' (>= 1.26) is required to build helm; install Go and retry" >&2
-  exit 1
-fi
-
-export CGO_ENABLED=0 GOTOOLCHAIN=${GOTOOLCHAIN:-local} GOFLAGS=${GOFLAGS:--buildvcs=false}
-JOBS=${HELM_BUILD_JOBS:-$(nproc 2>/dev/null || echo 2)}
-mkdir -p "$(dirname "$OUT")"
-TMP_OUT="$OUT.partial.$$"
-trap 'rm -f "$TMP_OUT"' EXIT
-
-start=$(date +%s)
-echo "helm: building helm $HELM_VERSION (a cold build takes 6-8 min on 2 cores)" >&2
+build_start
+build_log "building helm $HELM_VERSION (a cold build takes 6-8 min on 2 cores)"
 
 # The same version stamp as upstream's release builds (Makefile LDFLAGS), minus the git commit.
 V="-X helm.sh/helm/v4/internal/version.version=$HELM_VERSION"
 V="$V -X helm.sh/helm/v4/internal/version.metadata= -X helm.sh/helm/v4/internal/version.gitTreeState=clean"
 
-echo "helm: [1/2] go mod download" >&2
+build_step 1/2 go mod download
 go mod download
-echo "helm: [2/2] go build helm.sh/helm/v4/cmd/helm" >&2
+build_step 2/2 go build helm.sh/helm/v4/cmd/helm
 go build -p "$JOBS" -trimpath -ldflags "-s -w $V" -o "$TMP_OUT" helm.sh/helm/v4/cmd/helm
 
 "$TMP_OUT" version --short >&2
 
 mv "$TMP_OUT" "$OUT"
-trap - EXIT
-echo "helm: built in $(( $(date +%s) - start )) s into $OUT" >&2
-echo "$OUT"
+build_finish "$OUT"

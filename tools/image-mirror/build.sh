@@ -7,27 +7,21 @@
 #   tools/image-mirror/build.sh                    build or reuse; prints the binary's path last
 #   IMAGE_MIRROR_BIN=/path/image-mirror build.sh   use another output path
 set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=../lib/build-lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/build-lib.sh"
 cd "$(dirname "$0")"
+build_init image-mirror
 
 GGCR_VERSION=v0.22.1
-CACHE_ROOT=${XDG_CACHE_HOME:-$HOME/.cache}/metacontroller-ts/controlplane
+CACHE_ROOT=$(build_cache_root controlplane)
 OUT=${IMAGE_MIRROR_BIN:-$CACHE_ROOT/image-mirror-1-ggcr-$GGCR_VERSION/image-mirror}
-log() { echo "image-mirror: $*" >&2; }
 
-if [[ -x "$OUT" ]]; then
-  log "reusing $OUT"
-  echo "$OUT"
-  exit 0
-fi
-if ! command -v go >/dev/null 2>&1; then
-  log "'go' (>= 1.26) is required to build image-mirror; install Go and retry"
-  exit 1
-fi
-export GOTOOLCHAIN=${GOTOOLCHAIN:-local} GOFLAGS=${GOFLAGS:--buildvcs=false}
-start=$(date +%s)
-log "building image-mirror (go-containerregistry $GGCR_VERSION)"
-mkdir -p "$(dirname "$OUT")"
-CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$OUT.partial.$$" .
-mv "$OUT.partial.$$" "$OUT"
-log "built in $(($(date +%s) - start)) s into $OUT"
-echo "$OUT"
+build_reuse_if_executable "$OUT" "reusing $OUT"
+build_require_go image-mirror
+build_go_env
+build_start
+build_log "building image-mirror (go-containerregistry $GGCR_VERSION)"
+build_partial "$OUT"
+go build -trimpath -ldflags "-s -w" -o "$BUILD_PARTIAL" .
+mv "$BUILD_PARTIAL" "$OUT"
+build_finish "$OUT"

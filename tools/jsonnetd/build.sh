@@ -6,28 +6,22 @@
 #   tools/jsonnetd/build.sh              build or reuse; prints the binary's path last
 #   JSONNETD_BIN=/path/jsonnetd build.sh  use another output path
 set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=../lib/build-lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/build-lib.sh"
 cd "$(dirname "$0")"
+build_init jsonnetd
 
 GO_JSONNET_VERSION=v0.22.0
-CACHE_ROOT=${XDG_CACHE_HOME:-$HOME/.cache}/metacontroller-ts/controlplane
+CACHE_ROOT=$(build_cache_root controlplane)
 OUT=${JSONNETD_BIN:-$CACHE_ROOT/jsonnetd-1-go-jsonnet-$GO_JSONNET_VERSION/jsonnetd}
-log() { echo "jsonnetd: $*" >&2; }
 
-if [[ -x "$OUT" ]]; then
-  log "reusing $OUT"
-  echo "$OUT"
-  exit 0
-fi
-if ! command -v go >/dev/null 2>&1; then
-  log "'go' (>= 1.26) is required to build jsonnetd; install Go and retry"
-  exit 1
-fi
-export GOTOOLCHAIN=${GOTOOLCHAIN:-local} GOFLAGS=${GOFLAGS:--buildvcs=false}
-start=$(date +%s)
-log "building jsonnetd (go-jsonnet $GO_JSONNET_VERSION)"
-mkdir -p "$(dirname "$OUT")"
-# Static, so the same binary also runs in an image with nothing else in it.
-CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$OUT.partial.$$" .
-mv "$OUT.partial.$$" "$OUT"
-log "built in $(($(date +%s) - start)) s into $OUT"
-echo "$OUT"
+build_reuse_if_executable "$OUT" "reusing $OUT"
+build_require_go jsonnetd
+# Static (CGO_ENABLED=0), so the same binary also runs in an image with nothing else in it.
+build_go_env
+build_start
+build_log "building jsonnetd (go-jsonnet $GO_JSONNET_VERSION)"
+build_partial "$OUT"
+go build -trimpath -ldflags "-s -w" -o "$BUILD_PARTIAL" .
+mv "$BUILD_PARTIAL" "$OUT"
+build_finish "$OUT"

@@ -8,40 +8,32 @@
 #   tools/upstream/build.sh                        build or reuse; prints the binary's path last
 #   UPSTREAM_SRC=/path/to/checkout build.sh         build from a checkout of the tag instead
 set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=../lib/build-lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/build-lib.sh"
+build_init upstream
 
 UPSTREAM_VERSION=v4.17.2
 UPSTREAM_REPO=https://github.com/metacontroller/metacontroller
-CACHE_ROOT=${XDG_CACHE_HOME:-$HOME/.cache}/metacontroller-ts
+CACHE_ROOT=$(build_cache_root "")
 OUT=$CACHE_ROOT/upstream-metacontroller-$UPSTREAM_VERSION/metacontroller
 
-if [[ -x "$OUT" ]]; then
-  echo "upstream: reusing cached binary $OUT" >&2
-  echo "$OUT"
-  exit 0
-fi
-
-if ! command -v go >/dev/null 2>&1; then
-  echo "upstream: 'go' (>= 1.26) is required to build Metacontroller; install Go and retry" >&2
-  exit 1
-fi
-
-export CGO_ENABLED=0 GOTOOLCHAIN=${GOTOOLCHAIN:-local} GOFLAGS=${GOFLAGS:--buildvcs=false}
-mkdir -p "$(dirname "$OUT")"
-TMP_OUT="$OUT.partial.$$"
+build_reuse_if_executable "$OUT" "reusing cached binary $OUT"
+build_require_go Metacontroller
+build_go_env
+build_partial "$OUT"
+TMP_OUT=$BUILD_PARTIAL
 WORK=$(mktemp -d)
-trap 'rm -rf "$TMP_OUT" "$WORK"' EXIT
+build_cleanup_on_exit "$WORK"
 
-start=$(date +%s)
+build_start
 SRC=${UPSTREAM_SRC:-}
 if [[ -z "$SRC" ]]; then
-  echo "upstream: [1/2] git clone $UPSTREAM_REPO at $UPSTREAM_VERSION" >&2
+  build_step 1/2 "git clone $UPSTREAM_REPO at $UPSTREAM_VERSION"
   git clone --quiet --depth 1 --branch "$UPSTREAM_VERSION" "$UPSTREAM_REPO" "$WORK/src"
   SRC=$WORK/src
 fi
-echo "upstream: [2/2] go build ./pkg/cmd/metacontroller (a cold build takes several minutes on 2 cores)" >&2
+build_step 2/2 "go build ./pkg/cmd/metacontroller (a cold build takes several minutes on 2 cores)"
 (cd "$SRC" && go build -trimpath -ldflags '-s -w' -o "$TMP_OUT" ./pkg/cmd/metacontroller)
 
 mv "$TMP_OUT" "$OUT"
-trap 'rm -rf "$WORK"' EXIT
-echo "upstream: built in $(( $(date +%s) - start )) s into $OUT" >&2
-echo "$OUT"
+build_finish "$OUT"
