@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { KubeObject } from '../../src/core/kube-object.js'
+import { ConflictError } from '../../src/kube/api-error.js'
 import { LEASE_RESOURCE, leaseRecord, microTime } from '../../src/runtime/leader/leader-election.js'
 import { startControlPlane, waitFor } from '../../src/testing/index.js'
 import type { ControlPlane } from '../../src/testing/index.js'
@@ -160,18 +161,27 @@ describe('leader election', () => {
       (e) => leads(e) && e.process.exitCode === null && e.process.signalCode === null
     )
     assert.ok(leader !== undefined)
-    const lease = await plane.client.get(LEASE_RESOURCE, leaseName, { namespace: ns })
-    const now = microTime(Date.now())
-    await plane.client.update(LEASE_RESOURCE, {
-      ...lease,
-      spec: {
-        ...leaseRecord(lease),
-        holderIdentity: 'thief',
-        leaseDurationSeconds: 3600,
-        acquireTime: now,
-        renewTime: now,
-      },
-    })
+    // The leader renews every 500 ms, so a renewal can land between our read and our write: the
+    // thief, like any client, reads again and retries on a conflict.
+    for (let attempt = 1; ; attempt++) {
+      const lease = await plane.client.get(LEASE_RESOURCE, leaseName, { namespace: ns })
+      const now = microTime(Date.now())
+      try {
+        await plane.client.update(LEASE_RESOURCE, {
+          ...lease,
+          spec: {
+            ...leaseRecord(lease),
+            holderIdentity: 'thief',
+            leaseDurationSeconds: 3600,
+            acquireTime: now,
+            renewTime: now,
+          },
+        })
+        break
+      } catch (error) {
+        if (!(error instanceof ConflictError) || attempt === 5) throw error
+      }
+    }
     const code = await Promise.race([
       leader.exited,
       new Promise((resolve) => setTimeout(resolve, 10_000, 'still running')),
