@@ -37,9 +37,9 @@ describe('metactl completion', () => {
       'metactl sync --w',
     ])
     assert.deepEqual(out, [
-      'run render cluster init dev ring sync tree types version completion',
+      'run render cluster init dev ring sync tree rbac types version completion',
       'cluster',
-      'install up status down',
+      'install up status down load',
       '--dir --crd --port --nodes --runtime --feature-gates --audit-log --publish --image --help',
       'yaml json',
       'bash zsh fish',

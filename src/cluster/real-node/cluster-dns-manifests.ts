@@ -7,6 +7,7 @@
  */
 import type { KubeObject } from '../../core/kube-object.js'
 import { COREDNS_IMAGE } from './coredns-image.js'
+import { REAL_NODE_NAME } from './real-node-layout.js'
 
 /** The `kube-dns` Service's ClusterIP: the conventional `.10` of SERVICE_CIDR (10.0.0.0/24). */
 export const CLUSTER_DNS_IP = '10.0.0.10'
@@ -98,6 +99,9 @@ function podSpec(): Record<string, unknown> {
     // Its own queries never go to itself: the node's (empty) resolver configuration.
     dnsPolicy: 'Default',
     priorityClassName: 'system-cluster-critical',
+    // A cluster may have KWOK's simulated nodes beside the real one: a DNS Pod "running" there has
+    // no container, so the Service would route queries nowhere.
+    nodeSelector: { 'kubernetes.io/hostname': REAL_NODE_NAME },
     securityContext: { runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532 },
     containers: [
       {
