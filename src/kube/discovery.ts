@@ -28,6 +28,7 @@
  *
  * @module
  */
+import { abortableDelay } from './abortable-delay.js'
 import { explainResourceMiss } from './explain-resource-miss.js'
 import { fetchResourceMap } from './fetch-resource-map.js'
 import type { DiscoveryTransport, FetchResourceMapOptions } from './fetch-resource-map.js'
@@ -74,25 +75,6 @@ const defaultClock = {
 
 function noop(): void {
   // Deliberately empty: used to mark promises whose rejection is handled elsewhere.
-}
-
-function delay(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) {
-      reject(signal.reason as Error)
-      return
-    }
-    // Referenced on purpose: a caller is awaiting this refresh, so the process must not exit.
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
-    const onAbort = (): void => {
-      clearTimeout(timer)
-      reject(signal.reason as Error)
-    }
-    signal.addEventListener('abort', onAbort, { once: true })
-  })
 }
 
 // The shared refresh keeps running for the others when one caller gives up waiting.
@@ -339,7 +321,7 @@ export class Discovery {
       // Awaited even when undefined, so `#pending` is assigned before `finally` clears it.
       await this.#inflight?.promise.catch(noop)
       const wait = this.#lastStartedAt + minIntervalMs - this.#clock.now()
-      if (wait > 0) await delay(wait, signal)
+      if (wait > 0) await abortableDelay(wait, signal)
       signal.throwIfAborted()
     } finally {
       // After stop() this refresh is no longer the pending one; leave its successor alone.
