@@ -249,7 +249,7 @@ export function compositeKind(options: CompositeKindOptions): ControllerKind {
       const cached = parentsOf(caches)?.get(key)
       if (cached === undefined) return Action.awaitChange()
       const log = options.log.child({ parent: key })
-      const observed = compositeCaches(childSources, caches)
+      const childCaches = compositeCaches(childSources, caches)
       const sync = {
         controller: { kind: 'CompositeController' as const, name: options.name },
         parent: cached,
@@ -257,7 +257,7 @@ export function compositeKind(options: CompositeKindOptions): ControllerKind {
         types,
         client: writes.client,
         strategyFor: (client: ObjectClient) =>
-          compositeStrategy(controller, { ...writes, client }, observed),
+          compositeStrategy(controller, { ...writes, client }, childCaches),
         events: options.events,
         onSync: options.onSync,
       }
