@@ -21,6 +21,8 @@ export interface EngineContext {
   readonly informers: SharedInformers
   /** Informers of server-side sharded collections (`shard.watches`); absent without. */
   readonly shardedInformers?: SharedInformers
+  /** Informers of children that follow their parents' shard buckets (`shard.watches`); absent without. */
+  readonly childInformers?: SharedInformers
   readonly events: EventSink
   readonly log: Logger
   readonly metrics: RuntimeMetrics | undefined

@@ -221,6 +221,11 @@ export function buildEngineServices(
       : {
           shardedInformers: engineInformers(client, metrics, log, watches.listWatchers(client)),
         }),
+    ...(watches?.childListWatchers === undefined
+      ? {}
+      : {
+          childInformers: engineInformers(client, metrics, log, watches.childListWatchers(client)),
+        }),
     events: recorder,
     log,
     metrics,

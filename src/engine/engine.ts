@@ -171,8 +171,12 @@ export class Engine {
 
   /** Every shared informer's state, sharded ones included. */
   #informerStatus(): SharedInformerStatus[] {
-    const { informers, shardedInformers } = this.#context
-    return [...informers.status(), ...(shardedInformers?.status() ?? [])]
+    const { informers, shardedInformers, childInformers } = this.#context
+    return [
+      ...informers.status(),
+      ...(shardedInformers?.status() ?? []),
+      ...(childInformers?.status() ?? []),
+    ]
   }
 
   /**
@@ -303,6 +307,7 @@ export class Engine {
     await onWritesStopped?.()
     await this.#context.informers.stopAll()
     await this.#context.shardedInformers?.stopAll()
+    await this.#context.childInformers?.stopAll()
     this.#context.discovery.stop()
     await this.#recorder.flush()
     await Promise.all([this.transport.close(), this.#eventClient.transport.close()])

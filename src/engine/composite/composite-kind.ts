@@ -64,6 +64,8 @@ export interface CompositeKindOptions {
   readonly revisionNamespace: string
   /** Told what each sync did; absent: nobody asks. */
   readonly onSync?: SyncObserver
+  /** Labels every written child of a parent carries (sharding's bucket); absent: none. */
+  readonly childLabels?: (parent: KubeObject) => Readonly<Record<string, string>>
 }
 
 /** Returns the finalizer a CompositeController puts on its parents. */
@@ -182,6 +184,7 @@ function compositeSetup(
     finalizer,
     matchesScope,
     related,
+    ...(options.childLabels === undefined ? {} : { childLabels: options.childLabels }),
   }
   const writes: CompositeWrites = {
     client: options.client,

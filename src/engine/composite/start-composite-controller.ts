@@ -8,6 +8,7 @@ import { startHostedController } from '../loop/start-hosted-controller.js'
 import type { HostedController } from '../loop/start-hosted-controller.js'
 import { CONTROLLER_REVISIONS } from '../../kube/well-known-resources.js'
 import { checkParentResource, compositeKind } from './composite-kind.js'
+import type { CompositeKindOptions } from './composite-kind.js'
 import { usesRollingUpdates } from './sync-composite-parent.js'
 
 /**
@@ -64,6 +65,13 @@ export async function startCompositeController(
     log: context.log.child({ controller: definition.name }),
     revisionNamespace: context.revisionNamespace,
     ...(context.onSync === undefined ? {} : { onSync: context.onSync }),
+    ...childLabelsOf(context),
   })
   return startHostedController(context, definition.name, kind, definition.hooks.close, signal)
+}
+
+/** Sharding's labels for written children (the uid key's shard bucket); none without. */
+function childLabelsOf(context: EngineContext): Pick<CompositeKindOptions, 'childLabels'> {
+  const childLabels = context.shard?.watches?.childLabels
+  return childLabels === undefined ? {} : { childLabels: (parent) => childLabels(parent) }
 }

@@ -71,6 +71,8 @@ export interface CompositeController {
   readonly matchesScope: (parent: KubeObject) => boolean
   /** Related objects through customize; absent when customize is off. */
   readonly related: RelatedObjectsManager | undefined
+  /** Labels every written child of a parent carries (sharding's bucket); absent: none. */
+  readonly childLabels?: (parent: KubeObject) => Readonly<Record<string, string>>
 }
 
 /** Where and how a composite sync writes. */
@@ -204,7 +206,10 @@ export function compositeStrategy(
       throw new TerminalError('the CompositeController has no sync hook: set spec.hooks.sync')
     },
     observe: async (parent, signal) => {
-      const selector = compositeSelector(controller.spec, parent)
+      const selector = withChildLabels(
+        compositeSelector(controller.spec, parent),
+        controller.childLabels?.(parent)
+      )
       const children = await observeChildren(
         controller,
         writes.client,
@@ -395,4 +400,13 @@ async function recordRollout(
   if (moved !== undefined) log.info('rollout moves a child', { kind: moved.kind, name: moved.name })
   if (waiting?.reason === 'status-check')
     writes.events.record(parent, 'Warning', 'RolloutWaiting', waiting.message)
+}
+
+/** `selector`, also injecting `labels` into every desired child (the hook's own labels win). */
+function withChildLabels(
+  selector: ParentSelector,
+  labels: Readonly<Record<string, string>> | undefined
+): ParentSelector {
+  if (labels === undefined) return selector
+  return { ...selector, injectLabels: { ...selector.injectLabels, ...labels } }
 }

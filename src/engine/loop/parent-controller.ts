@@ -95,6 +95,8 @@ export interface ParentControllerOptions {
   readonly informers: SharedInformers
   /** Where server-side sharded collections come from (`shard.watches`); absent: none. */
   readonly shardedInformers?: SharedInformers
+  /** Where children following their parents' shard buckets come from; absent: none. */
+  readonly childInformers?: SharedInformers
   readonly workers?: number
   readonly queueMetrics?: WorkQueueMetrics
   readonly observer?: ControllerLoopObserver
@@ -188,14 +190,17 @@ export class ParentController {
    * Rejects (after releasing everything) when `signal` aborts first.
    */
   async start(signal?: AbortSignal): Promise<void> {
-    const { kind, informers, shardedInformers: sharded, shard } = this.#options
+    const { kind, informers, shardedInformers: sharded, childInformers, shard } = this.#options
     const parents = kind.parentSources.map((s) =>
       (sharded ?? informers).acquire(s.ref, s.scope ?? {})
     )
+    // Passive sources (ControllerRevisions) carry no bucket label: they stay whole.
     const children = kind.childSources.map((s) =>
       (sharded !== undefined && shard?.watches?.shardsChildren(s.ref) === true
         ? sharded
-        : informers
+        : childInformers !== undefined && s.passive !== true
+          ? childInformers
+          : informers
       ).acquire(s.ref, s.scope ?? {})
     )
     this.#leases = { parents, children }

@@ -44,6 +44,7 @@ export async function startHostedController(
     ...(context.shardedInformers === undefined
       ? {}
       : { shardedInformers: context.shardedInformers }),
+    ...(context.childInformers === undefined ? {} : { childInformers: context.childInformers }),
     workers: context.workers,
     ...(context.leading === undefined ? {} : { gate: context.leading }),
     ...(context.shard === undefined ? {} : { shard: context.shard }),

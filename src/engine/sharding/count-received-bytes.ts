@@ -13,6 +13,7 @@
  */
 import type { ListWatcher } from '../../runtime/informers/list-watcher.js'
 import { describeCollection } from '../../runtime/informers/list-watcher.js'
+import type { ListWatcherFactory } from '../../runtime/informers/shared-informers.js'
 import type { ShardedWatches } from './parent-shard.js'
 
 /**
@@ -23,17 +24,22 @@ export function countReceivedBytes(
   watches: ShardedWatches,
   onBytes: (collection: string, bytes: number) => void
 ): ShardedWatches {
+  const countedFactory =
+    (factory: ListWatcherFactory): ListWatcherFactory =>
+    (ref, scope) => {
+      const collection = describeCollection(ref, scope)
+      return counted(factory(ref, scope), (bytes) => {
+        onBytes(collection, bytes)
+      })
+    }
+  const { childListWatchers, childLabels } = watches
   return {
     shardsChildren: (ref) => watches.shardsChildren(ref),
-    listWatchers: (client) => {
-      const factory = watches.listWatchers(client)
-      return (ref, scope) => {
-        const collection = describeCollection(ref, scope)
-        return counted(factory(ref, scope), (bytes) => {
-          onBytes(collection, bytes)
-        })
-      }
-    },
+    listWatchers: (client) => countedFactory(watches.listWatchers(client)),
+    ...(childListWatchers === undefined
+      ? {}
+      : { childListWatchers: (client) => countedFactory(childListWatchers(client)) }),
+    ...(childLabels === undefined ? {} : { childLabels }),
   }
 }
 

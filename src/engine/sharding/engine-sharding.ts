@@ -10,7 +10,7 @@ import type { ClusterConfig } from '../../kube/cluster-config.js'
 import type { DynamicClient } from '../../kube/dynamic-client.js'
 import { Informer } from '../../runtime/informers/informer.js'
 import { LEASE_RESOURCE } from '../../runtime/leader/leader-election.js'
-import { dynamicListWatcher } from '../../runtime/informers/list-watcher.js'
+import { describeCollection, dynamicListWatcher } from '../../runtime/informers/list-watcher.js'
 import type { Logger } from '../../runtime/diagnostics/logger.js'
 import { fnv1a64 } from '../../runtime/ring/fnv1a64.js'
 import type { HashRing } from '../../runtime/ring/hash-ring.js'
@@ -24,6 +24,8 @@ import type { ParentShard, ShardedWatches, ShardParticipant } from './parent-sha
 import { ShardSelection } from './shard-selection.js'
 import { countReceivedBytes } from './count-received-bytes.js'
 import { shardedListWatcher } from './sharded-list-watcher.js'
+import { bucketedChildWatcher, SHARD_BUCKET_LABEL } from './bucketed-child-watcher.js'
+import { shardBucketOf } from '../../runtime/ring/shard-bucket.js'
 import { waitForNoLiveHolder } from './writer-handover.js'
 import type { ShardMetrics } from './shard-metrics.js'
 
@@ -247,6 +249,42 @@ function shardedWatches(
         },
       }),
     shardsChildren: (ref) => field === 'namespace' && ref.namespaced,
+    ...(field === 'uid' ? childrenByBucket(selection, metrics) : {}),
+  }
+}
+
+/**
+ * Under the uid key, children follow their parents through the shard-bucket label: each child
+ * written carries its parent's bucket, and children are watched by this replica's buckets (and
+ * unlabelled). Plain label selectors: no feature gate needed.
+ */
+function childrenByBucket(
+  selection: ShardSelection,
+  metrics: ShardMetrics | undefined
+): Pick<ShardedWatches, 'childListWatchers' | 'childLabels'> {
+  return {
+    childListWatchers: (client) => (ref, scope) =>
+      bucketedChildWatcher({
+        source: (labelSelector) =>
+          dynamicListWatcher(client, ref, {
+            ...scope,
+            labelSelector:
+              scope.labelSelector === undefined
+                ? labelSelector
+                : `${scope.labelSelector},${labelSelector}`,
+          }),
+        selection,
+        collection: describeCollection(ref, scope),
+        onReceived: (collection, count) => {
+          metrics?.received(collection, count)
+        },
+        onHeld: (collection, count) => {
+          metrics?.held(collection, count)
+        },
+      }),
+    childLabels: (parent) => ({
+      [SHARD_BUCKET_LABEL]: String(shardBucketOf(parent.metadata.uid ?? '')),
+    }),
   }
 }
 

@@ -49,4 +49,11 @@ export interface ShardedWatches {
    * parent, i.e. sharding by namespace and the child is namespaced (in its parent's namespace).
    */
   shardsChildren(ref: ResourceRef): boolean
+  /**
+   * The list-watchers of child collections that follow their parents through the shard-bucket
+   * label (the uid key); absent when children are sharded as parents or watched whole.
+   */
+  readonly childListWatchers?: (client: DynamicClient) => ListWatcherFactory
+  /** The labels the engine puts on each child of `parent` it writes; absent: none. */
+  readonly childLabels?: (parent: KubeObject) => Readonly<Record<string, string>>
 }
