@@ -60,7 +60,8 @@ examples: node
 images: install node
 	@tools/images/base-images.sh >/dev/null
 	node --import tsx --test --test-reporter=spec --test-concurrency=1 \
-	  test/images/dockerfile-builds.test.ts test/images/real-node-load.test.ts
+	  test/images/dockerfile-builds.test.ts test/images/real-node-load.test.ts \
+	  test/images/engine-supply-chain.test.ts
 
 # The engine's alert rules (deploy/helm/metacontroller-ts/monitoring) under promtool, built from the
 # Prometheus Go module by tools/promtool/build.sh and reused from the cache. Not part of
