@@ -5,7 +5,8 @@
  * @module
  */
 import { parseGoDuration } from '../../core/go-duration.js'
-import { compileLabelSelector, parseSelectorString } from '../../core/label-selector.js'
+import { compileLabelSelector } from '../../core/label-selector.js'
+import { parseSelectorString } from '../../core/parse-selector-string.js'
 import type { ApplyStrategy } from '../../engine/children/child-applier.js'
 import { parseApplyStrategy } from '../../engine/children/child-applier.js'
 import { DEFAULT_REVISION_NAMESPACE } from '../../engine/engine-options.js'
