@@ -56,7 +56,8 @@ examples: node
 # Docker (docs/images.md): tools/images/ installs buildah and debootstrap when missing, assembles
 # the base images once into ~/.cache/metacontroller-ts/images, then the tests build and run each
 # image, and load two into a real node with `metactl cluster load` (root). Not part of
-# `make test` (cold: about 9 min on 2 busy cores, 3.5 min of it the base images).
+# `make test` (cold: about 9 min on 2 busy cores, 3.5 min of it the base images, and 2 min more
+# for the two uncached engine builds of the reproducibility test).
 images: install node
 	@tools/images/base-images.sh >/dev/null
 	node --import tsx --test --test-reporter=spec --test-concurrency=1 \
@@ -65,7 +66,7 @@ images: install node
 
 # The engine's alert rules (deploy/helm/metacontroller-ts/monitoring) under promtool, built from the
 # Prometheus Go module by tools/promtool/build.sh and reused from the cache. Not part of
-# `make test`: its cold build takes about 4 min on 2 busy cores.
+# `make test`: its cold build takes about 5 min on 2 busy cores.
 monitoring: install
 	@tools/promtool/build.sh >/dev/null
 	node --import tsx --test --test-reporter=spec test/monitoring/alert-rules.test.ts

@@ -25,18 +25,21 @@ build_partial "$OUT"
 TMP_OUT=$BUILD_PARTIAL
 
 build_start
-build_log "building promtool $PROMETHEUS_VERSION (a cold build takes about 4 min on 2 cores)"
+build_log "building promtool $PROMETHEUS_VERSION (a cold build takes about 5 min on 2 busy cores, 3.5 with its modules cached)"
 
 # remove_all_sd leaves out the service-discovery plugins (cloud SDKs): checking and unit-testing
-# rule files never discovers targets, and they are most of a full build's time and size.
-build_step 1/2 go mod download
-go mod download
-build_step 2/2 go build github.com/prometheus/prometheus/cmd/promtool
+# rule files never discovers targets, and they are most of a full build's time and size. Only
+# the modules of the packages built are downloaded (`go mod download` would fetch every module of
+# the graph, cloud SDKs included: 1.8 GB).
+TAGS=remove_all_sd
+PKG=github.com/prometheus/prometheus/cmd/promtool
+build_step 1/2 go list -deps "$PKG" "(downloads its modules)"
+go list -deps -tags "$TAGS" "$PKG" >/dev/null
+build_step 2/2 go build "$PKG"
 # The version stamp upstream's release builds set (prometheus/common/version), minus the commit.
 V="-X github.com/prometheus/common/version.Version=${PROMETHEUS_VERSION#v}"
 V="$V -X github.com/prometheus/common/version.Branch=module"
-go build -p "$JOBS" -trimpath -tags remove_all_sd -ldflags "-s -w $V" -o "$TMP_OUT" \
-  github.com/prometheus/prometheus/cmd/promtool
+go build -p "$JOBS" -trimpath -tags "$TAGS" -ldflags "-s -w $V" -o "$TMP_OUT" "$PKG"
 
 "$TMP_OUT" --version 2>&1 | head -1 >&2
 
