@@ -2,8 +2,8 @@
 // neither a PrometheusRule nor a dashboard ConfigMap renders; turned on, the PrometheusRule's
 // groups are the rule file's (deploy/helm/metacontroller-ts/monitoring/metacontroller-ts-rules.yaml)
 // and the ConfigMap holds the dashboard JSON under the label kube-prometheus-stack's Grafana
-// sidecar watches, both with the namespace, labels and annotations asked for. Skipped, with the
-// reason, when helm is not built (tools/helm/build.sh).
+// sidecar watches, both with the namespace, labels and annotations asked for; the chart lints
+// strictly with both on. Skipped, with the reason, when helm is not built (tools/helm/build.sh).
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
@@ -51,6 +51,28 @@ function only(objects: readonly KubeObject[], kind: string): KubeObject {
 }
 
 describe('the chart’s alerts and dashboard', { skip: SKIP }, () => {
+  it('lints strictly with both turned on', async () => {
+    const out = await new Promise<string>((resolve, reject) => {
+      execFile(
+        HELM,
+        [
+          'lint',
+          '--strict',
+          CHART,
+          '--set',
+          'prometheusRule.enabled=true',
+          '--set',
+          'grafanaDashboard.enabled=true',
+        ],
+        (error, stdout, stderr) => {
+          if (error) reject(new Error(`helm lint: ${stdout}${stderr}`))
+          else resolve(stdout)
+        }
+      )
+    })
+    assert.match(out, /1 chart\(s\) linted, 0 chart\(s\) failed/)
+  })
+
   it('renders neither a PrometheusRule nor a dashboard ConfigMap by default', async () => {
     const kinds = (await template()).map((o) => o.kind)
     assert.ok(kinds.includes('Deployment'), kinds.join(', '))
