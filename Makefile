@@ -54,12 +54,15 @@ examples: node
 # The Dockerfiles (engine, `metactl init` scaffold, PodService example) built unchanged without
 # Docker (docs/images.md): tools/images/ installs buildah and debootstrap when missing, assembles
 # the base images once into ~/.cache/metacontroller-ts/images, then the tests build and run each
-# image, and load two into a real node with `metactl cluster load` (root). Not part of
-# `make test` (cold: about 9 min on 2 busy cores, 3.5 min of it the base images).
-images: install node
+# image, and load two into a real node with `metactl cluster load` (root); then
+# docs/deploy-your-controller.md, every command of it, on a real node from the packed package,
+# and every Pod we ship in namespaces enforcing the restricted Pod Security Standard (helm).
+# Not part of `make test` (cold: about 9 min on 2 busy cores, 3.5 min of it the base images).
+images: install node helm
 	@tools/images/base-images.sh >/dev/null
 	node --import tsx --test --test-reporter=spec --test-concurrency=1 \
-	  test/images/dockerfile-builds.test.ts test/images/real-node-load.test.ts
+	  test/images/dockerfile-builds.test.ts test/images/real-node-load.test.ts \
+	  test/images/deploy-your-controller-real-node.test.ts test/images/restricted-pods.test.ts
 
 check: install
 	npm run format:check
