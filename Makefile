@@ -57,7 +57,8 @@ examples: node
 # image, and load two into a real node with `metactl cluster load` (root); then
 # docs/deploy-your-controller.md, every command of it, on a real node from the packed package,
 # and every Pod we ship in namespaces enforcing the restricted Pod Security Standard (helm).
-# Not part of `make test` (cold: about 9 min on 2 busy cores, 3.5 min of it the base images).
+# Not part of `make test` (cold: about 14 min on 2 busy cores, 3.5 min of it the base images, 4.5 min
+# the two real-node tests of the page and of restricted Pods).
 images: install node helm
 	@tools/images/base-images.sh >/dev/null
 	node --import tsx --test --test-reporter=spec --test-concurrency=1 \

@@ -1,5 +1,13 @@
 import assert from 'node:assert/strict'
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
@@ -58,9 +66,17 @@ describe('metactl cluster install --runtime', () => {
     assert.deepEqual(lines, ['err metactl: --runtime must be kwok or containerd, got "cri-o"'])
   })
 
-  it('ships the scripts it runs for every part', () => {
-    for (const build of missingNodeParts({ ...env, PATH: '' })) {
+  it('ships the scripts it runs for every part (in package.json `files`)', () => {
+    const files = (
+      JSON.parse(readFileSync(join(packagedToolsDir(), '..', 'package.json'), 'utf8')) as {
+        files: string[]
+      }
+    ).files
+    const builds = missingNodeParts({ ...env, PATH: '' })
+    assert.equal(builds.length, 4)
+    for (const build of builds) {
       assert.ok(existsSync(join(packagedToolsDir(), build.script)), build.script)
+      assert.ok(files.includes(`tools/${build.script}`), `package.json files has ${build.script}`)
     }
   })
 
