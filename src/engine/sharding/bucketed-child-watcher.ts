@@ -26,6 +26,7 @@ import type { KubeList } from '../../core/kube-object.js'
 import type { ListWatcher } from '../../runtime/informers/list-watcher.js'
 import { bucketSelector, bucketsTouching } from '../../runtime/ring/shard-bucket.js'
 import type { ShardSelection } from './shard-selection.js'
+import type { ChildListings } from './child-listings.js'
 import { mergeChildWatches } from './merge-child-watches.js'
 import type { ListedChildren } from './merge-child-watches.js'
 
@@ -46,6 +47,8 @@ export interface BucketedChildWatcherOptions {
   readonly onReceived?: (collection: string, count: number) => void
   /** Reports how many objects the informer holds. */
   readonly onHeld?: (collection: string, count: number) => void
+  /** Told when a list for the served ring is complete. */
+  readonly listings?: ChildListings
   /** How long a delete of an unlabelled child is held back ({@link HANDOVER_MS}). */
   readonly handoverMs?: number
 }
@@ -68,12 +71,15 @@ export function bucketedChildWatcher(options: BucketedChildWatcherOptions): List
   const received = (count: number): void => {
     options.onReceived?.(options.collection ?? unlabelled.description, count)
   }
+  const id = options.listings?.register()
+  let generation = 0
   return {
     description,
     listPage: async (page) => {
       let token = page.continue
       if (token === undefined) {
         await selection.ready(page.signal)
+        generation = selection.generation
         const selector = bucketSelector(SHARD_BUCKET_LABEL, bucketsTouching(selection.ranges ?? []))
         listed.labelled =
           selector === undefined ? undefined : { selector, source: source(selector) }
@@ -91,39 +97,15 @@ export function bucketedChildWatcher(options: BucketedChildWatcherOptions): List
       received(list.items.length)
       hold(list.items.length)
       const next = more !== '' ? `${phase}${more}` : phase === 'L:' ? 'U:' : undefined
+      // Told once the informer has put the list in its cache (it does so in the microtasks
+      // after this page returns): a sync it lets through must find the children there.
+      if (next === undefined && id !== undefined)
+        setImmediate(() => {
+          options.listings?.listed(id, generation)
+        })
       return withContinue(list, next)
     },
-    watch: async (watch) => {
-      const current = listed.labelled
-      const labelledEvents =
-        current === undefined
-          ? undefined
-          : await current.source.watch({
-              ...watch,
-              resourceVersion: listed.resourceVersions.labelled,
-            })
-      const unlabelledEvents = await unlabelled.watch({
-        ...watch,
-        resourceVersion: listed.resourceVersions.unlabelled,
-      })
-      const outdated = (): boolean =>
-        bucketSelector(SHARD_BUCKET_LABEL, bucketsTouching(selection.ranges ?? [])) !==
-        current?.selector
-      return mergeChildWatches({
-        labelled: labelledEvents,
-        unlabelled: unlabelledEvents,
-        listed,
-        selection,
-        outdated,
-        handoverMs: options.handoverMs ?? HANDOVER_MS,
-        received: () => {
-          received(1)
-        },
-        hold: (delta) => {
-          hold(delta)
-        },
-      })
-    },
+    watch: (watch) => watchBoth(watch, { listed, unlabelled, selection, options, received, hold }),
   }
 }
 
@@ -146,6 +128,45 @@ function record(listed: ListedChildren, from: 'labelled' | 'unlabelled', list: K
   listed.resourceVersions[from] = list.metadata.resourceVersion ?? ''
   if (from === 'labelled') return
   for (const item of list.items) listed.unlabelled.add(objectKey(item))
+}
+
+/** Opens both watches from where the list left them, merged. */
+async function watchBoth(
+  watch: Parameters<ListWatcher['watch']>[0],
+  state: {
+    readonly listed: ListedChildren
+    readonly unlabelled: ListWatcher
+    readonly selection: ShardSelection
+    readonly options: BucketedChildWatcherOptions
+    readonly received: (count: number) => void
+    readonly hold: (delta: number) => void
+  }
+): ReturnType<ListWatcher['watch']> {
+  const { listed, unlabelled, selection, options, received, hold } = state
+  const current = listed.labelled
+  const labelledEvents =
+    current === undefined
+      ? undefined
+      : await current.source.watch({ ...watch, resourceVersion: listed.resourceVersions.labelled })
+  const unlabelledEvents = await unlabelled.watch({
+    ...watch,
+    resourceVersion: listed.resourceVersions.unlabelled,
+  })
+  const outdated = (): boolean =>
+    bucketSelector(SHARD_BUCKET_LABEL, bucketsTouching(selection.ranges ?? [])) !==
+    current?.selector
+  return mergeChildWatches({
+    labelled: labelledEvents,
+    unlabelled: unlabelledEvents,
+    listed,
+    selection,
+    outdated,
+    handoverMs: options.handoverMs ?? HANDOVER_MS,
+    received: () => {
+      received(1)
+    },
+    hold,
+  })
 }
 
 /** `list` with our own continue token (or none at the end). */

@@ -22,12 +22,20 @@ import { startLeaseHolder } from '../leadership/engine-leadership.js'
 import type { EngineLeadership, EngineLeaseHolder } from '../leadership/engine-leadership.js'
 import type { ParentShard, ShardedWatches, ShardParticipant } from './parent-shard.js'
 import { ShardSelection } from './shard-selection.js'
+import { ChildListings } from './child-listings.js'
+
 import { countReceivedBytes } from './count-received-bytes.js'
 import { shardedListWatcher } from './sharded-list-watcher.js'
 import { bucketedChildWatcher, SHARD_BUCKET_LABEL } from './bucketed-child-watcher.js'
 import { shardBucketOf } from '../../runtime/ring/shard-bucket.js'
 import { waitForNoLiveHolder } from './writer-handover.js'
 import type { ShardMetrics } from './shard-metrics.js'
+
+/**
+ * The longest a sync waits for the child lists of a new ring: they take well under a second
+ * each; a collection whose informer was released never lists again and must not block syncs.
+ */
+const CHILD_LIST_WAIT_MS = 10_000
 
 /** Options of {@link startEngineSharding}. */
 export interface EngineShardingOptions {
@@ -82,6 +90,7 @@ export function startEngineSharding(
   return startLeaseHolder(config, connection, ({ client, lead, leading }) => {
     const participants = new Set<ShardParticipant>()
     const selection = new ShardSelection(options.field)
+    const listings = new ChildListings(selection, CHILD_LIST_WAIT_MS)
     const membership = new RingMembership({
       client,
       namespace: options.namespace,
@@ -113,7 +122,8 @@ export function startEngineSharding(
     return {
       shard: {
         ...parentShard(membership, participants, options),
-        watches: countedWatches(shardedWatches(selection, options), options.metrics),
+        ...(options.field === 'uid' ? { childrenListed: () => listings.whenCurrent() } : {}),
+        watches: countedWatches(shardedWatches(selection, listings, options), options.metrics),
       },
       leadership: { leading, canWrite: () => membership.canWrite() },
       identity: membership.identity,
@@ -217,6 +227,7 @@ function parentShard(
  */
 function shardedWatches(
   selection: ShardSelection,
+  listings: ChildListings,
   { field, log, metrics, serverSideWatches }: EngineShardingOptions
 ): ShardedWatches {
   return {
@@ -249,7 +260,7 @@ function shardedWatches(
         },
       }),
     shardsChildren: (ref) => field === 'namespace' && ref.namespaced,
-    ...(field === 'uid' ? childrenByBucket(selection, metrics) : {}),
+    ...(field === 'uid' ? childrenByBucket(selection, listings, metrics) : {}),
   }
 }
 
@@ -260,6 +271,7 @@ function shardedWatches(
  */
 function childrenByBucket(
   selection: ShardSelection,
+  listings: ChildListings,
   metrics: ShardMetrics | undefined
 ): Pick<ShardedWatches, 'childListWatchers' | 'childLabels'> {
   return {
@@ -274,6 +286,7 @@ function childrenByBucket(
                 : `${scope.labelSelector},${labelSelector}`,
           }),
         selection,
+        listings,
         collection: describeCollection(ref, scope),
         onReceived: (collection, count) => {
           metrics?.received(collection, count)

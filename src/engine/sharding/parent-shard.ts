@@ -33,6 +33,11 @@ export interface ParentShard {
   owned?(controller: string, count: number): void
   /** Reports how many of a controller's parents wait for a handoff to end (a metric). */
   waiting?(controller: string, count: number): void
+  /**
+   * Undefined when the child caches hold what the served ring needs; else resolves once they
+   * do (children followed by shard bucket relist after a ring change). Syncs wait for it.
+   */
+  childrenListed?(): Promise<void> | undefined
   /** Sharded informers of parents (and children hashed alike); absent: shared, whole ones. */
   readonly watches?: ShardedWatches
 }

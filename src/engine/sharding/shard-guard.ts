@@ -60,7 +60,12 @@ export class ShardGuard {
       this.#options.shard.dropped?.(this.#options.name, 1)
       return Promise.resolve(Action.awaitChange())
     }
-    const running = sync()
+    const waiting = this.#options.shard.childrenListed?.()
+    // Re-checked after the wait: a drain may have taken the parent away meanwhile.
+    const running =
+      waiting === undefined
+        ? sync()
+        : waiting.then(() => (this.owns(key) ? sync() : Action.awaitChange()))
     // Settles either way: the loop handles a failed sync through `running`; a rejection of
     // this copy would be unhandled (and end the process) whenever no drain waits on it.
     const settled = (): void => {

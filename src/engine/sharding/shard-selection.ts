@@ -19,6 +19,7 @@ export class ShardSelection {
   readonly field: ShardField
   readonly #listeners = new Set<() => void>()
   #ranges: readonly HashRange[] | undefined
+  #generation = 0
   #selector: string | undefined
   #ready: () => void = () => undefined
   readonly #first: Promise<void>
@@ -33,6 +34,11 @@ export class ShardSelection {
   /** The ranges of the served ring; undefined before the first ring. */
   get ranges(): readonly HashRange[] | undefined {
     return this.#ranges
+  }
+
+  /** Counts the changes of the ranges: 0 before the first ring, then one more at each. */
+  get generation(): number {
+    return this.#generation
   }
 
   /** The shard selector of {@link ranges}; undefined before the first ring or for no range. */
@@ -66,6 +72,7 @@ export class ShardSelection {
     this.#ranges = ranges
     if (!first && selector === this.#selector) return
     this.#selector = selector
+    this.#generation++
     this.#ready()
     for (const listener of [...this.#listeners]) listener()
   }
