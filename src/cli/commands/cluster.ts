@@ -16,6 +16,7 @@ import { KubeTransport } from '../../kube/kube-transport.js'
 import { DynamicClient } from '../../kube/dynamic-client.js'
 import { isNodeReady, NODES } from '../../cluster/simulated-nodes.js'
 import { startRealNodeCluster } from '../../cluster/real-node/start-real-node-cluster.js'
+import { MAX_REAL_NODES } from '../../cluster/real-node/real-node-layout.js'
 import { stopRealNodeCluster } from '../../cluster/real-node/stop-real-node-cluster.js'
 import { removeVolumes } from '../../cluster/host-path-storage.js'
 import { readRealNodeState } from '../../cluster/real-node/real-node-state.js'
@@ -51,6 +52,7 @@ interface UpOptions {
   readonly auditLog?: string
   readonly publish: string[]
   readonly image: string[]
+  readonly realNodes?: string
 }
 
 async function up(io: CliIo, opts: UpOptions): Promise<void> {
@@ -73,8 +75,10 @@ async function up(io: CliIo, opts: UpOptions): Promise<void> {
   if (opts.runtime !== 'kwok') {
     throw new CliError(`--runtime must be kwok or containerd, got "${opts.runtime}"`)
   }
-  if (opts.publish.length > 0 || opts.image.length > 0) {
-    throw new CliError('--publish and --image need a real node: add --runtime containerd')
+  if (opts.publish.length > 0 || opts.image.length > 0 || opts.realNodes !== undefined) {
+    throw new CliError(
+      '--publish, --image and --real-nodes need a real node: add --runtime containerd'
+    )
   }
   const binaries = findControlPlaneBinaries()
   io.err(`Starting a local control plane in ${dir}`)
@@ -118,6 +122,7 @@ async function upRealNode(io: CliIo, dir: string, opts: UpOptions): Promise<void
     ...(opts.port === undefined ? {} : { apiServerPort: parsePort(opts.port) }),
     publish: opts.publish.map(published),
     images: opts.image,
+    realNodes: parseRealNodes(opts.realNodes ?? '1'),
     onProgress: (message) => {
       io.err(`  ${message}`)
     },
@@ -126,7 +131,10 @@ async function upRealNode(io: CliIo, dir: string, opts: UpOptions): Promise<void
     throw error instanceof RealNodePrerequisiteError ? new CliError(error.message) : error
   })
   await cluster.release()
-  io.out(`Cluster ready: ${cluster.config.server} (node ${cluster.nodeName}, containerd)`)
+  const nodes = cluster.nodeNames.length === 1 ? 'node' : 'nodes'
+  io.out(
+    `Cluster ready: ${cluster.config.server} (${nodes} ${cluster.nodeNames.join(', ')}, containerd)`
+  )
   io.out(`kubeconfig: ${cluster.kubeconfigPath}`)
   io.out(`export KUBECONFIG=${cluster.kubeconfigPath}`)
   io.out(`Stop it with: metactl cluster down --dir ${dir}`)
@@ -144,6 +152,14 @@ function parseNodes(text: string): number {
   const nodes = Number(text)
   if (!/^\d+$/.test(text) || nodes > 256) {
     throw new CliError(`--nodes must be an integer from 0 to 256, got "${text}"`)
+  }
+  return nodes
+}
+
+function parseRealNodes(text: string): number {
+  const nodes = Number(text)
+  if (!/^\d+$/.test(text) || nodes < 1 || nodes > MAX_REAL_NODES) {
+    throw new CliError(`--real-nodes must be an integer from 1 to ${MAX_REAL_NODES}, got "${text}"`)
   }
   return nodes
 }
@@ -295,6 +311,11 @@ function addUpCommand(cluster: Command, io: CliIo): Command {
         '(repeatable; e.g. from tools/node/example-images.sh)',
       collect,
       []
+    )
+    .option(
+      '--real-nodes <count>',
+      'with --runtime containerd: real nodes, each in a network namespace of its own on one ' +
+        'Pod network (default: 1)'
     )
     .action(async (opts: UpOptions) => {
       await up(io, opts)
