@@ -75,10 +75,11 @@ async function up(io: CliIo, opts: UpOptions): Promise<void> {
   if (opts.runtime !== 'kwok') {
     throw new CliError(`--runtime must be kwok or containerd, got "${opts.runtime}"`)
   }
-  if (opts.publish.length > 0 || opts.image.length > 0 || opts.realNodes !== undefined) {
-    throw new CliError(
-      '--publish, --image and --real-nodes need a real node: add --runtime containerd'
-    )
+  if (opts.publish.length > 0 || opts.image.length > 0) {
+    throw new CliError('--publish and --image need a real node: add --runtime containerd')
+  }
+  if (opts.realNodes !== undefined) {
+    throw new CliError('--real-nodes needs --runtime containerd')
   }
   const binaries = findControlPlaneBinaries()
   io.err(`Starting a local control plane in ${dir}`)
