@@ -109,14 +109,42 @@ describe('two real nodes on one Pod network', () => {
     return cluster
   }
 
-  // Runs busybox in a Pod's container (kubectl exec: API server, then that node's kubelet).
-  function inPod(pod: string, ...args: string[]): string {
+  // Runs a shell script in a Pod's container (kubectl exec: API server, then that node's
+  // kubelet). busybox's wget exits with a segmentation fault in this image, so HTTP goes
+  // through its nc.
+  function inPod(pod: string, script: string, ...args: string[]): string {
     const kubeconfig = running().kubeconfigPath
     return execFileSync(
       'kubectl',
-      ['--kubeconfig', kubeconfig, '-n', NS, 'exec', pod, '--', '/bin/busybox', ...args],
+      [
+        '--kubeconfig',
+        kubeconfig,
+        '-n',
+        NS,
+        'exec',
+        pod,
+        '--',
+        '/bin/busybox',
+        'sh',
+        '-c',
+        script,
+        'sh',
+        ...args,
+      ],
       { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 30_000 }
     )
+  }
+
+  // An HTTP GET from a Pod; the answer's body names the Pod that served it.
+  function httpGet(pod: string, address: string, port: number): string {
+    const request = 'printf "GET / HTTP/1.0\\r\\n\\r\\n" | /bin/busybox nc -w 5 "$1" "$2"'
+    return inPod(pod, request, address, String(port))
+  }
+
+  // A name as the Pod's resolver answers it (busybox's nslookup, at the cluster DNS).
+  function lookUp(pod: string, name: string): string {
+    const answer = inPod(pod, '/bin/busybox nslookup "$1"', name)
+    return /Name:\s+\S+\s+Address:\s*([\d.]+)/.exec(answer)?.[1] ?? `no address in: ${answer}`
   }
 
   it('registers both nodes Ready, each at its own address', async () => {
@@ -157,22 +185,24 @@ describe('two real nodes on one Pod network', () => {
     )
     // Node 2's Pods come from its own subnet, 10.244.1.0/24.
     assert.match(serverIp, /^10\.244\.1\.\d+$/)
-    assert.match(inPod('client', 'wget', '-qO-', '-T', '5', `http://${serverIp}:8080/`), /server/)
-    // The Service by its names; the endpoint may need a moment after the Pod runs.
-    for (const name of ['server', `server.${NS}.svc.cluster.local`]) {
-      await waitFor(
-        () => {
-          try {
-            return inPod('client', 'wget', '-qO-', '-T', '5', `http://${name}/`).includes(
-              'Hello from server'
-            )
-          } catch {
-            return false
-          }
-        },
-        { timeoutMs: 60_000, intervalMs: 1000, description: `the Service answering as ${name}` }
-      )
-    }
+    assert.match(httpGet('client', serverIp, 8080), /Hello from server/)
+    // The Service by its DNS name: the Pod asks CoreDNS (busybox's nslookup, which reads the
+    // resolv.conf the kubelet wrote), then connects to the answer.
+    const service = await c.client.get(SERVICES, 'server', { namespace: NS })
+    const clusterIp = (service['spec'] as { clusterIP?: string }).clusterIP ?? ''
+    const address = lookUp('client', `server.${NS}.svc.cluster.local`)
+    assert.equal(address, clusterIp)
+    // The endpoint may need a moment after the Pod runs.
+    await waitFor(
+      () => {
+        try {
+          return httpGet('client', address, 80).includes('Hello from server')
+        } catch {
+          return false
+        }
+      },
+      { timeoutMs: 60_000, intervalMs: 1000, description: 'the Service answering at its name' }
+    )
   })
 
   it("lets node 2's Pods resolve names at CoreDNS on node 1 and reach a Pod there", async () => {
@@ -180,8 +210,10 @@ describe('two real nodes on one Pod network', () => {
     const client = await c.client.get(PODS, 'client', { namespace: NS })
     const clientIp = (client['status'] as { podIP?: string }).podIP ?? ''
     assert.match(clientIp, /^10\.244\.0\.\d+$/)
-    assert.match(inPod('server', 'wget', '-qO-', '-T', '5', `http://${clientIp}:8080/`), /client/)
-    assert.match(inPod('server', 'nslookup', `server.${NS}.svc.cluster.local`), /Address/)
+    assert.match(httpGet('server', clientIp, 8080), /Hello from client/)
+    const service = await c.client.get(SERVICES, 'server', { namespace: NS })
+    const clusterIp = (service['spec'] as { clusterIP?: string }).clusterIP
+    assert.equal(lookUp('server', `server.${NS}.svc.cluster.local`), clusterIp)
   })
 
   it('runs a DaemonSet Pod on each real node', async () => {
