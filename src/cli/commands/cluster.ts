@@ -19,6 +19,7 @@ import {
   RealNodeStartError,
   startRealNodeCluster,
 } from '../../cluster/real-node/start-real-node-cluster.js'
+import { MAX_REAL_NODES } from '../../cluster/real-node/real-node-layout.js'
 import { stopRealNodeCluster } from '../../cluster/real-node/stop-real-node-cluster.js'
 import { removeVolumes } from '../../cluster/host-path-storage.js'
 import { readRealNodeState } from '../../cluster/real-node/real-node-state.js'
@@ -54,6 +55,7 @@ interface UpOptions {
   readonly auditLog?: string
   readonly publish: string[]
   readonly image: string[]
+  readonly realNodes?: string
 }
 
 async function up(io: CliIo, opts: UpOptions): Promise<void> {
@@ -78,6 +80,9 @@ async function up(io: CliIo, opts: UpOptions): Promise<void> {
   }
   if (opts.publish.length > 0 || opts.image.length > 0) {
     throw new CliError('--publish and --image need a real node: add --runtime containerd')
+  }
+  if (opts.realNodes !== undefined) {
+    throw new CliError('--real-nodes needs --runtime containerd')
   }
   const binaries = findControlPlaneBinaries()
   io.err(`Starting a local control plane in ${dir}`)
@@ -121,6 +126,7 @@ async function upRealNode(io: CliIo, dir: string, opts: UpOptions): Promise<void
     ...(opts.port === undefined ? {} : { apiServerPort: parsePort(opts.port) }),
     publish: opts.publish.map(published),
     images: opts.image,
+    realNodes: parseRealNodes(opts.realNodes ?? '1'),
     onProgress: (message) => {
       io.err(`  ${message}`)
     },
@@ -132,7 +138,10 @@ async function upRealNode(io: CliIo, dir: string, opts: UpOptions): Promise<void
     throw userFacing ? new CliError(error.message) : error
   })
   await cluster.release()
-  io.out(`Cluster ready: ${cluster.config.server} (node ${cluster.nodeName}, containerd)`)
+  const nodes = cluster.nodeNames.length === 1 ? 'node' : 'nodes'
+  io.out(
+    `Cluster ready: ${cluster.config.server} (${nodes} ${cluster.nodeNames.join(', ')}, containerd)`
+  )
   io.out(`kubeconfig: ${cluster.kubeconfigPath}`)
   io.out(`export KUBECONFIG=${cluster.kubeconfigPath}`)
   io.out(`Stop it with: metactl cluster down --dir ${dir}`)
@@ -150,6 +159,14 @@ function parseNodes(text: string): number {
   const nodes = Number(text)
   if (!/^\d+$/.test(text) || nodes > 256) {
     throw new CliError(`--nodes must be an integer from 0 to 256, got "${text}"`)
+  }
+  return nodes
+}
+
+function parseRealNodes(text: string): number {
+  const nodes = Number(text)
+  if (!/^\d+$/.test(text) || nodes < 1 || nodes > MAX_REAL_NODES) {
+    throw new CliError(`--real-nodes must be an integer from 1 to ${MAX_REAL_NODES}, got "${text}"`)
   }
   return nodes
 }
@@ -301,6 +318,11 @@ function addUpCommand(cluster: Command, io: CliIo): Command {
         '(repeatable; e.g. from tools/node/example-images.sh)',
       collect,
       []
+    )
+    .option(
+      '--real-nodes <count>',
+      'with --runtime containerd: real nodes, each in a network namespace of its own on one ' +
+        'Pod network (default: 1)'
     )
     .action(async (opts: UpOptions) => {
       await up(io, opts)
