@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { homedir, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import {
@@ -15,6 +15,7 @@ import {
   realNodeLayout,
   WEB_IMAGE,
 } from '../../src/cluster/real-node/real-node-layout.js'
+import { loadImages } from '../../src/cluster/images/load-images.js'
 import { readRealNodeState } from '../../src/cluster/real-node/real-node-state.js'
 import type { RealNodeState } from '../../src/cluster/real-node/real-node-state.js'
 import { startRealNodeCluster } from '../../src/cluster/real-node/start-real-node-cluster.js'
@@ -280,6 +281,44 @@ describe('two real nodes on one Pod network', () => {
       { timeoutMs: 90_000, intervalMs: 500, description: 'both replicas Running' }
     )
     assert.deepEqual(nodes, [NODE_1, NODE_2])
+  })
+
+  it('loads an image archive into every node (cluster load), so a Pod on node 2 runs it', async () => {
+    const cache = process.env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache')
+    const archive =
+      process.env['METACTL_EXAMPLE_IMAGES'] === undefined
+        ? join(
+            cache,
+            'metacontroller-ts',
+            'controlplane',
+            'example-images-nginx-deb12-busybox-jsonnetd-1',
+            'busybox.tar'
+          )
+        : join(process.env['METACTL_EXAMPLE_IMAGES'], 'busybox.tar')
+    assert.ok(existsSync(archive), `${archive} missing: run \`make examples\``)
+    const names = await loadImages({ dir, sources: [{ kind: 'archive', path: archive }] })
+    assert.ok(names.length > 0, 'the archive names an image')
+    const image = names[0] ?? ''
+    await running().client.create(PODS, {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'loaded', namespace: NS },
+      spec: {
+        nodeName: NODE_2,
+        terminationGracePeriodSeconds: 1,
+        containers: [{ name: 'c', image, imagePullPolicy: 'Never', command: ['sleep', '3600'] }],
+      },
+    })
+    await waitFor(
+      async () =>
+        (await running().client.get(PODS, 'loaded', { namespace: NS }))['status'] !== undefined &&
+        (
+          (await running().client.get(PODS, 'loaded', { namespace: NS }))['status'] as {
+            phase?: string
+          }
+        ).phase === 'Running',
+      { timeoutMs: 60_000, description: `a Pod of ${image} Running on ${NODE_2}` }
+    )
   })
 
   it('leaves no process, namespace, cgroup, link or rule of either node behind on down', async () => {
