@@ -1,9 +1,8 @@
 // The hook images upstream's examples name, built by tools/images/example-hook-images.sh with the
 // builder here (no Docker), each run in the builder with the example's own hook code: the server
 // answers the hook as the example's Deployment would call it. Every run is in a network namespace
-// of its own (`unshare --net`, loopback only), since the servers listen on port 80 of every
-// address. Needs root and the builder of `make images`; `make examples-in-cluster` runs it before
-// the examples run in-cluster (upstream-examples-in-cluster.test.ts).
+// of its own (`unshare --net`, loopback only), since the servers listen on every address. Needs
+// root and the builder of `make images`, which runs it.
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
@@ -45,12 +44,12 @@ async function runIsolated(
   }
 }
 
-/** A shell line POSTing `body` to 127.0.0.1:80/`path` with bash's /dev/tcp; prints the answer. */
-function postWithBash(path: string, body: string): string {
+/** A shell line POSTing `body` to 127.0.0.1:`port`/`path` with bash's /dev/tcp; prints the answer. */
+function postWithBash(port: number, path: string, body: string): string {
   const request =
     `POST /${path} HTTP/1.0\\r\\nContent-Type: application/json\\r\\n` +
     `Content-Length: ${String(body.length)}\\r\\n\\r\\n${body}`
-  return `bash -c 'exec 3<>/dev/tcp/127.0.0.1/80; printf "%b" "${request.replaceAll('"', '\\"')}" >&3; cat <&3'`
+  return `bash -c 'exec 3<>/dev/tcp/127.0.0.1/${String(port)}; printf "%b" "${request.replaceAll('"', '\\"')}" >&3; cat <&3'`
 }
 
 describe("the hook images upstream's examples name", { timeout: 20 * 60_000 }, () => {
@@ -83,10 +82,10 @@ describe("the hook images upstream's examples name", { timeout: 20 * 60_000 }, (
       return `${JSON.stringify(Entrypoint)} ${WorkingDir ?? ''}`
     }
     assert.equal(config('metacontroller/nodejs-server:0.1'), '["node","/node/server.js"] /node')
-    // The examples set workingDir: /hooks on the container; the Service targets port 80.
+    // The examples set workingDir: /hooks on the container; their Services target port 8080.
     assert.equal(
       config('metacontroller/jsonnetd:0.1'),
-      '["/usr/local/bin/jsonnetd","-addr",":80"] '
+      '["/usr/local/bin/jsonnetd","-addr",":8080"] '
     )
   })
 
@@ -114,11 +113,11 @@ describe("the hook images upstream's examples name", { timeout: 20 * 60_000 }, (
     )
   })
 
-  it("jsonnetd:0.1 serves service-per-pod's Jsonnet hooks from its working directory on port 80", async () => {
+  it("jsonnetd:0.1 serves service-per-pod's Jsonnet hooks from its working directory on port 8080", async () => {
     const output = await runIsolated(
       'metacontroller/jsonnetd:0.1',
-      `cd /hooks && (/usr/local/bin/jsonnetd -addr :80 >/tmp/jsonnetd.log 2>&1 &); sleep 2; ` +
-        postWithBash('finalize-service-per-pod', '{"attachments":{"Service.v1":{}}}'),
+      `cd /hooks && (/usr/local/bin/jsonnetd -addr :8080 >/tmp/jsonnetd.log 2>&1 &); sleep 2; ` +
+        postWithBash(8080, 'finalize-service-per-pod', '{"attachments":{"Service.v1":{}}}'),
       { hooks: join(FIXTURES, 'service-per-pod', 'manifest'), mountPath: '/hooks' }
     )
     assert.match(output, /^HTTP\/1\.0 200/)

@@ -60,5 +60,9 @@ done
 
 mkdir -p "$OUT"
 for a in "${ARCHIVES[@]}"; do mv "$TMP/$a" "$OUT/"; done
+# Archives of older keys are stale (a changed Dockerfile or base image): 600 MB each.
+for old in "${OUT%-*}"-*; do
+  [[ "$old" == "$OUT" || "$old" == *.partial.* ]] || rm -rf "$old"
+done
 log "example hook images built in $(($(date +%s) - start)) s: $(du -sh "$OUT" | cut -f1) in $OUT"
 echo "$OUT"
