@@ -54,14 +54,15 @@ examples: node
 # The Dockerfiles (engine, `metactl init` scaffold, PodService example, the hook images upstream's
 # examples name) built unchanged without Docker (docs/images.md): tools/images/ installs buildah
 # and debootstrap when missing, assembles the base images once into
-# ~/.cache/metacontroller-ts/images, then the tests build and run each image, and load two into a
-# real node with `metactl cluster load` (root). Not part of
-# `make test` (cold: about 9 min on 2 busy cores, 3.5 min of it the base images).
-images: install node
+# ~/.cache/metacontroller-ts/images, then the tests build and run each image, load two into a
+# real node with `metactl cluster load` (root), and run upstream's examples on one, engine (chart)
+# and hooks in-cluster (docs/compat.md). Not part of `make test` (cold: about 9 min on 2 busy
+# cores, 3.5 min of it the base images; upstream's examples add 6 min).
+images: install node examples helm
 	@tools/images/base-images.sh >/dev/null
 	node --import tsx --test --test-reporter=spec --test-concurrency=1 \
 	  test/images/dockerfile-builds.test.ts test/images/example-hook-images.test.ts \
-	  test/images/real-node-load.test.ts
+	  test/images/real-node-load.test.ts test/images/upstream-examples-in-cluster.test.ts
 
 check: install
 	npm run format:check
