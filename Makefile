@@ -45,8 +45,8 @@ node:
 	@tools/traefik/build.sh >/dev/null
 	@tools/coredns/build.sh >/dev/null
 
-# Upstream's examples on the real node (test/e2e/upstream-examples-real-node.test.ts): nginx,
-# busybox and jsonnetd images, tools/jsonnetd for their Jsonnet hooks, and the image mirror.
+# Upstream's examples on the real node (test/images/upstream-examples-in-cluster.test.ts): the
+# nginx and busybox images their children run, tools/jsonnetd, and the image mirror.
 examples: node
 	@tools/node/example-images.sh >/dev/null
 	@tools/image-mirror/build.sh >/dev/null
