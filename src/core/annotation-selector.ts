@@ -13,12 +13,10 @@
  *
  * @module
  */
-import type {
-  LabelMatcher,
-  LabelSelectorRequirement,
-  SelectorVocabulary,
-} from './label-selector.js'
-import { compileMapSelector, labelKeyProblem } from './label-selector.js'
+import type { LabelMatcher, LabelSelectorRequirement } from './label-selector.js'
+import { compileMapSelector } from './label-selector.js'
+import { labelKeyProblem } from './label-syntax.js'
+import type { SelectorVocabulary } from './label-syntax.js'
 
 /** An annotation selector (`resources[].annotationSelector` of a DecoratorController). */
 export interface AnnotationSelector {

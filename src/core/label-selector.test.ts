@@ -9,8 +9,8 @@ import {
   formatSelector,
   isEmptySelector,
   isLabelSelectorOperator,
-  parseSelectorString,
 } from './label-selector.js'
+import { parseSelectorString } from './parse-selector-string.js'
 
 const LABEL_SETS: readonly (Record<string, string> | undefined)[] = [
   undefined,

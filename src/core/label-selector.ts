@@ -17,7 +17,9 @@
  * @module
  */
 import { isJsonObject } from './kube-object.js'
-import { LabelSelectorError } from './label-selector-error.js'
+import type { LabelSelectorError } from './label-selector-error.js'
+import { checkKey, checkValue, invalidSelector, LABEL_VOCABULARY } from './label-syntax.js'
+import type { SelectorVocabulary } from './label-syntax.js'
 
 /** An operator of a `matchExpressions` entry. */
 export type LabelSelectorOperator = 'In' | 'NotIn' | 'Exists' | 'DoesNotExist'
@@ -65,25 +67,7 @@ export function isEmptySelector(selector: LabelSelector | null | undefined): boo
  */
 export function compileLabelSelector(selector: LabelSelector | null | undefined): LabelMatcher {
   if (selector === null || selector === undefined) return matchEverything
-  return compileMapSelector(selector.matchLabels, selector.matchExpressions, LABELS)
-}
-
-/**
- * What a selector selects over: how its keys and values are validated and how errors name them.
- *
- * @remarks
- * Labels and annotations share the selector semantics but not the syntax rules (annotation values
- * are free text), so the one implementation of requirements and matching takes the rules as data.
- */
-export interface SelectorVocabulary {
-  /** The thing selected, for error messages: `label` or `annotation`. */
-  readonly noun: string
-  /** The field holding the exact matches: `matchLabels` or `matchAnnotations`. */
-  readonly exactField: string
-  /** Returns why a key is invalid, or undefined when it is valid. */
-  readonly keyProblem: (key: string) => string | undefined
-  /** Returns why a value is invalid, or undefined when it is valid. */
-  readonly valueProblem: (value: string) => string | undefined
+  return compileMapSelector(selector.matchLabels, selector.matchExpressions, LABEL_VOCABULARY)
 }
 
 /**
@@ -124,24 +108,9 @@ export interface EqualityTerm {
  */
 export function equalityTerms(selector: LabelSelector | null | undefined): EqualityTerm[] {
   if (selector === null || selector === undefined) return []
-  return requirementsOf(selector.matchLabels, selector.matchExpressions, LABELS)
+  return requirementsOf(selector.matchLabels, selector.matchExpressions, LABEL_VOCABULARY)
     .filter((requirement) => requirement.operator === 'Equals' || requirement.operator === 'In')
     .map(({ key, values }) => ({ key, values }))
-}
-
-/**
- * Parses the string syntax of `--target-label-selector` and the API's `labelSelector` query.
- *
- * @remarks
- * Comma-separated requirements, all ANDed: `a=b` or `a==b`, `a!=b`, `a in (x,y)`,
- * `a notin (x,y)`, `a` (exists) and `!a` (does not exist). Whitespace around tokens is ignored
- * and the empty string selects everything. `a!=b` becomes `NotIn [b]`, which has the same meaning
- * (it also matches objects without the key). The `>` and `<` operators of `labels.Parse` cannot be
- * expressed as a {@link LabelSelector} and are refused. Errors are {@link LabelSelectorError}s
- * that name the column and what was expected there.
- */
-export function parseSelectorString(text: string): LabelSelector {
-  return new SelectorParser(text).parse()
 }
 
 /**
@@ -155,7 +124,7 @@ export function parseSelectorString(text: string): LabelSelector {
  */
 export function formatSelector(selector: LabelSelector | null | undefined): string {
   if (selector === null || selector === undefined) return ''
-  return requirementsOf(selector.matchLabels, selector.matchExpressions, LABELS)
+  return requirementsOf(selector.matchLabels, selector.matchExpressions, LABEL_VOCABULARY)
     .sort((a, b) => compareStrings(a.key, b.key))
     .map(formatRequirement)
     .join(',')
@@ -226,10 +195,6 @@ function describe(value: unknown): string {
   return typeof value === 'object' ? 'an object' : typeof value
 }
 
-function invalid(message: string, vocabulary: SelectorVocabulary): LabelSelectorError {
-  return new LabelSelectorError(`invalid ${vocabulary.noun} selector: ${message}`)
-}
-
 /** Validates the parts of a selector (typed or straight from JSON) into requirements. */
 function requirementsOf(
   exact: unknown,
@@ -240,7 +205,7 @@ function requirementsOf(
   const { noun, exactField } = vocabulary
   if (exact !== undefined && exact !== null) {
     if (!isJsonObject(exact)) {
-      throw invalid(
+      throw invalidSelector(
         `${exactField} must be an object of ${noun} keys to values, not ${describe(exact)}`,
         vocabulary
       )
@@ -248,7 +213,10 @@ function requirementsOf(
     for (const [key, value] of Object.entries(exact)) {
       const at = `${exactField}[${JSON.stringify(key)}]`
       if (typeof value !== 'string') {
-        throw invalid(`${at} must be a string ${noun} value, not ${describe(value)}`, vocabulary)
+        throw invalidSelector(
+          `${at} must be a string ${noun} value, not ${describe(value)}`,
+          vocabulary
+        )
       }
       requirements.push({
         key: checkKey(key, at, vocabulary),
@@ -259,7 +227,10 @@ function requirementsOf(
   }
   if (expressions !== undefined && expressions !== null) {
     if (!Array.isArray(expressions)) {
-      throw invalid(`matchExpressions must be a list, not ${describe(expressions)}`, vocabulary)
+      throw invalidSelector(
+        `matchExpressions must be a list, not ${describe(expressions)}`,
+        vocabulary
+      )
     }
     for (const [index, expression] of (expressions as unknown[]).entries()) {
       requirements.push(requirementOf(expression, `matchExpressions[${index}]`, vocabulary))
@@ -273,7 +244,7 @@ function requirementOf(
   at: string,
   vocabulary: SelectorVocabulary
 ): Requirement {
-  const invalidHere = (message: string): LabelSelectorError => invalid(message, vocabulary)
+  const invalidHere = (message: string): LabelSelectorError => invalidSelector(message, vocabulary)
   if (!isJsonObject(expression)) {
     throw invalidHere(
       `${at} must be an object with "key", "operator" and "values", not ${describe(expression)}`
@@ -312,265 +283,4 @@ function requirementOf(
     )
   }
   return { key, operator, values: [...new Set(values)].sort(compareStrings) }
-}
-
-const NAME_PART = /^(?:[A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/
-const DNS_SUBDOMAIN = /^[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*$/
-const NAME_RULE =
-  "alphanumeric characters, '-', '_' or '.', and start and end with an alphanumeric character"
-
-/** Returns why a label key is invalid (Kubernetes `IsQualifiedName`), or undefined if valid. */
-export function labelKeyProblem(key: string): string | undefined {
-  let name = key
-  const slash = key.indexOf('/')
-  if (slash !== -1) {
-    const prefix = key.slice(0, slash)
-    name = key.slice(slash + 1)
-    if (name.includes('/')) return 'a key may contain at most one "/"'
-    if (prefix === '') return 'the prefix before "/" must not be empty'
-    if (prefix.length > 253) return 'the prefix before "/" must be at most 253 characters'
-    if (!DNS_SUBDOMAIN.test(prefix)) {
-      return 'the prefix before "/" must be a lowercase DNS subdomain such as example.com'
-    }
-  }
-  if (name === '') return 'the name part must not be empty'
-  if (name.length > 63) return 'the name part must be at most 63 characters'
-  if (!NAME_PART.test(name)) return `the name part must consist of ${NAME_RULE}`
-  return undefined
-}
-
-/** Returns why a label value is invalid (Kubernetes `IsValidLabelValue`), or undefined. */
-function labelValueProblem(value: string): string | undefined {
-  if (value === '') return undefined
-  if (value.length > 63) return 'a label value must be at most 63 characters'
-  if (!NAME_PART.test(value)) return `a label value must be empty or consist of ${NAME_RULE}`
-  return undefined
-}
-
-const LABELS: SelectorVocabulary = {
-  noun: 'label',
-  exactField: 'matchLabels',
-  keyProblem: labelKeyProblem,
-  valueProblem: labelValueProblem,
-}
-
-function checkKey(key: string, at: string, vocabulary: SelectorVocabulary = LABELS): string {
-  const problem = vocabulary.keyProblem(key)
-  if (problem !== undefined) {
-    const { noun } = vocabulary
-    throw invalid(`${at}: invalid ${noun} key ${JSON.stringify(key)}: ${problem}`, vocabulary)
-  }
-  return key
-}
-
-function checkValue(value: string, at: string, vocabulary: SelectorVocabulary = LABELS): string {
-  const problem = vocabulary.valueProblem(value)
-  if (problem !== undefined) {
-    const { noun } = vocabulary
-    throw invalid(`${at}: invalid ${noun} value ${JSON.stringify(value)}: ${problem}`, vocabulary)
-  }
-  return value
-}
-
-type TokenType = 'identifier' | '!' | '!=' | '=' | '==' | '(' | ')' | ',' | '>' | '<' | 'end'
-
-interface Token {
-  readonly type: TokenType
-  readonly text: string
-  /** Offset of the token in the selector text. */
-  readonly offset: number
-}
-
-const WHITESPACE = new Set([' ', '\t', '\r', '\n'])
-const SPECIAL = new Set(['!', '=', '(', ')', ',', '>', '<'])
-
-function tokenize(text: string): Token[] {
-  const tokens: Token[] = []
-  let i = 0
-  while (i < text.length) {
-    const char = text.charAt(i)
-    if (WHITESPACE.has(char)) {
-      i++
-      continue
-    }
-    const offset = i
-    if ((char === '!' || char === '=') && text.charAt(i + 1) === '=') {
-      const type = char === '!' ? '!=' : '=='
-      tokens.push({ type, text: type, offset })
-      i += 2
-    } else if (SPECIAL.has(char)) {
-      tokens.push({ type: char as TokenType, text: char, offset })
-      i++
-    } else {
-      while (i < text.length && !SPECIAL.has(text.charAt(i)) && !WHITESPACE.has(text.charAt(i))) {
-        i++
-      }
-      tokens.push({ type: 'identifier', text: text.slice(offset, i), offset })
-    }
-  }
-  tokens.push({ type: 'end', text: '', offset: text.length })
-  return tokens
-}
-
-/** A recursive-descent parser for the `labels.Parse` grammar (minus `>` and `<`). */
-class SelectorParser {
-  private readonly tokens: Token[]
-  private position = 0
-
-  constructor(private readonly text: string) {
-    this.tokens = tokenize(text)
-  }
-
-  parse(): LabelSelector {
-    const requirements: Requirement[] = []
-    if (this.peek().type !== 'end') {
-      for (;;) {
-        requirements.push(this.requirement())
-        const token = this.next()
-        if (token.type === 'end') break
-        if (token.type !== ',') this.fail(token, `expected "," or the end of the selector`)
-        const following = this.peek()
-        if (following.type !== 'identifier' && following.type !== '!') {
-          this.fail(following, 'expected a requirement after ","')
-        }
-      }
-    }
-    return toLabelSelector(requirements)
-  }
-
-  private requirement(): Requirement {
-    let token = this.next()
-    const negated = token.type === '!'
-    if (negated) token = this.next()
-    if (token.type !== 'identifier') {
-      this.fail(token, negated ? 'expected a label key after "!"' : 'expected a label key or "!"')
-    }
-    const key = this.check(token, () => checkKey(token.text, 'key'))
-    if (negated) return { key, operator: 'DoesNotExist', values: [] }
-    const following = this.peek()
-    if (following.type === 'end' || following.type === ',') {
-      return { key, operator: 'Exists', values: [] }
-    }
-    const operator = this.next()
-    switch (operator.type) {
-      case '=':
-      case '==':
-        return { key, operator: 'Equals', values: [this.exactValue()] }
-      case '!=':
-        return { key, operator: 'NotIn', values: [this.exactValue()] }
-      case '>':
-      case '<':
-        return this.fail(
-          operator,
-          `the "${operator.type}" operator is not supported here; use =, !=, in or notin`
-        )
-      case 'identifier':
-        if (operator.text === 'in' || operator.text === 'notin') {
-          const values = this.valueList(operator)
-          return { key, operator: operator.text === 'in' ? 'In' : 'NotIn', values }
-        }
-        break
-      case '!':
-      case '(':
-      case ')':
-      case ',':
-      case 'end':
-        break
-    }
-    return this.fail(operator, 'expected an operator: =, ==, !=, in or notin')
-  }
-
-  private exactValue(): string {
-    const following = this.peek()
-    if (following.type === 'end' || following.type === ',') return ''
-    const token = this.next()
-    if (token.type !== 'identifier') this.fail(token, 'expected a label value')
-    return this.check(token, () => checkValue(token.text, 'value'))
-  }
-
-  private valueList(operator: Token): string[] {
-    const open = this.next()
-    if (open.type !== '(') this.fail(open, `expected "(" after "${operator.text}"`)
-    const values: string[] = []
-    let current: Token | undefined
-    let sawComma = false
-    for (;;) {
-      const token = this.next()
-      if (token.type === 'identifier') {
-        if (current !== undefined) this.fail(token, 'expected "," or ")" between values')
-        current = token
-      } else if (token.type === ',' || token.type === ')') {
-        if (current !== undefined || token.type === ',' || sawComma) {
-          const item = current
-          values.push(
-            item === undefined ? '' : this.check(item, () => checkValue(item.text, 'value'))
-          )
-        }
-        if (token.type === ')') break
-        current = undefined
-        sawComma = true
-      } else {
-        this.fail(token, 'expected a value, "," or ")"')
-      }
-    }
-    if (values.length === 0) {
-      this.fail(open, `operator ${operator.text} needs at least one value inside "( )"`)
-    }
-    return [...new Set(values)]
-  }
-
-  private peek(): Token {
-    return this.tokens[this.position] ?? this.endToken()
-  }
-
-  private next(): Token {
-    const token = this.peek()
-    if (token.type !== 'end') this.position++
-    return token
-  }
-
-  private endToken(): Token {
-    return { type: 'end', text: '', offset: this.text.length }
-  }
-
-  /** Runs a validation and rethrows its error with the selector text and column. */
-  private check<T>(token: Token, validate: () => T): T {
-    try {
-      return validate()
-    } catch (error) {
-      if (!(error instanceof LabelSelectorError)) throw error
-      const reason = error.message.replace(/^invalid label selector: (?:key|value): /, '')
-      return this.fail(token, reason)
-    }
-  }
-
-  private fail(token: Token, reason: string): never {
-    const found = token.type === 'end' ? 'the end of the selector' : JSON.stringify(token.text)
-    const detail = reason.startsWith('expected') ? `${reason}, found ${found}` : reason
-    throw new LabelSelectorError(
-      `invalid label selector ${JSON.stringify(this.text)}: at column ${token.offset + 1}: ` +
-        `${detail} (syntax: "a=b,c!=d,e in (x,y),f notin (z),g,!h")`,
-      this.text
-    )
-  }
-}
-
-function toLabelSelector(requirements: readonly Requirement[]): LabelSelector {
-  const matchLabels: Record<string, string> = {}
-  const matchExpressions: LabelSelectorRequirement[] = []
-  for (const { key, operator, values } of requirements) {
-    if (operator === 'Equals' && !Object.hasOwn(matchLabels, key)) {
-      matchLabels[key] = values[0] ?? ''
-    } else if (operator === 'Equals') {
-      matchExpressions.push({ key, operator: 'In', values })
-    } else if (operator === 'Exists' || operator === 'DoesNotExist') {
-      matchExpressions.push({ key, operator })
-    } else {
-      matchExpressions.push({ key, operator, values })
-    }
-  }
-  return {
-    ...(Object.keys(matchLabels).length > 0 ? { matchLabels } : {}),
-    ...(matchExpressions.length > 0 ? { matchExpressions } : {}),
-  }
 }

@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { compileLabelSelector, parseSelectorString } from '../core/label-selector.js'
+import { compileLabelSelector } from '../core/label-selector.js'
+import { parseSelectorString } from '../core/parse-selector-string.js'
 import type { ClusterConfig } from '../kube/cluster-config.js'
 import { Discovery } from '../kube/discovery.js'
 import { DynamicClient } from '../kube/dynamic-client.js'

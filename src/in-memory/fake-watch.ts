@@ -5,7 +5,8 @@
  * @module
  */
 import type { KubeObject } from '../core/kube-object.js'
-import { compileLabelSelector, parseSelectorString } from '../core/label-selector.js'
+import { compileLabelSelector } from '../core/label-selector.js'
+import { parseSelectorString } from '../core/parse-selector-string.js'
 import type { WatchEvent } from '../kube/watch-event.js'
 import type { ListWatchScope } from '../runtime/informers/list-watcher.js'
 

@@ -17,3 +17,21 @@ export class ConnectionError extends Error {
     this.code = code
   }
 }
+
+/** The network error code of `error` or of its first cause that has one (`ECONNREFUSED`…). */
+export function networkErrorCode(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | undefined)?.code
+  if (typeof code === 'string') return code
+  const cause = (error as { cause?: unknown } | undefined)?.cause
+  return cause === undefined ? undefined : networkErrorCode(cause)
+}
+
+/** Describes a network failure for a message: its code, its message and its cause's message. */
+export function describeNetworkError(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error as Error & { code?: unknown }).code
+    const cause = error.cause instanceof Error ? `: ${error.cause.message}` : ''
+    return `${typeof code === 'string' ? `${code} ` : ''}${error.message}${cause}`
+  }
+  return String(error)
+}

@@ -28,31 +28,13 @@
  *
  * @module
  */
-import { NotFoundError } from './api-error.js'
-import type { KubeRequest } from './kube-transport.js'
-import {
-  discoveryDocumentKind,
-  parseAggregatedDiscovery,
-  parseApiGroupList,
-  parseApiResourceList,
-  parseApiVersions,
-} from './parse-discovery.js'
-import type { AggregatedGroup } from './parse-discovery.js'
-import { formatApiVersion, parseApiVersion, ResourceMap } from './resource-map.js'
-import type { DiscoveredGroup, DiscoveredGroupVersion, ResourceInfo } from './resource-map.js'
+import { abortableDelay } from './abortable-delay.js'
+import { explainResourceMiss } from './explain-resource-miss.js'
+import { fetchResourceMap } from './fetch-resource-map.js'
+import type { DiscoveryTransport, FetchResourceMapOptions } from './fetch-resource-map.js'
+import { parseApiVersion, ResourceMap } from './resource-map.js'
+import type { ResourceInfo } from './resource-map.js'
 import { UnknownResourceError } from './unknown-resource-error.js'
-import { messageOf } from '../core/message-of.js'
-
-/** The `Accept` header that asks for aggregated discovery (v2, then v2beta1, then legacy JSON). */
-export const AGGREGATED_DISCOVERY_ACCEPT: string =
-  'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,' +
-  'application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,' +
-  'application/json'
-
-/** The part of `KubeTransport` that discovery uses, so that tests can pass a fake. */
-export interface DiscoveryTransport {
-  requestJson<T = unknown>(req: KubeRequest): Promise<T>
-}
 
 /** Receives a new snapshot whose resources differ from the previous one. */
 export type ResourceMapListener = (next: ResourceMap, previous: ResourceMap) => void
@@ -95,33 +77,6 @@ function noop(): void {
   // Deliberately empty: used to mark promises whose rejection is handled elsewhere.
 }
 
-function describeBody(body: unknown): string {
-  if (typeof body === 'object' && body !== null && 'kind' in body) {
-    const kind = body.kind
-    return typeof kind === 'string' ? `kind "${kind}"` : 'an object without a kind'
-  }
-  return body === undefined ? 'an empty body' : typeof body
-}
-
-function delay(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) {
-      reject(signal.reason as Error)
-      return
-    }
-    // Referenced on purpose: a caller is awaiting this refresh, so the process must not exit.
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
-    const onAbort = (): void => {
-      clearTimeout(timer)
-      reject(signal.reason as Error)
-    }
-    signal.addEventListener('abort', onAbort, { once: true })
-  })
-}
-
 // The shared refresh keeps running for the others when one caller gives up waiting.
 function withSignal<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (signal === undefined) return promise
@@ -137,50 +92,6 @@ function withSignal<T>(promise: Promise<T>, signal: AbortSignal | undefined): Pr
       })
       .then(resolve, reject)
   })
-}
-
-async function mapLimit<T, R>(
-  items: readonly T[],
-  limit: number,
-  fn: (item: T) => Promise<R>
-): Promise<R[]> {
-  const results = new Array<R>(items.length)
-  let next = 0
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const index = next++
-      results[index] = await fn(items[index] as T)
-    }
-  }
-  await Promise.all(Array.from({ length: Math.min(Math.max(limit, 1), items.length) }, worker))
-  return results
-}
-
-function explainMiss(
-  snapshot: ResourceMap,
-  apiVersion: string,
-  by: 'kind' | 'resource'
-): string | undefined {
-  const parsed = parseApiVersion(apiVersion)
-  if (parsed === undefined) return 'the apiVersion is malformed: expected "v1" or "group/version"'
-  const group = snapshot.group(parsed.group)
-  if (group === undefined) return `the server serves no API group "${parsed.group}"`
-  const gv = snapshot.groupVersion(apiVersion)
-  if (gv === undefined) {
-    const versions = group.versions.map((v) => v.version).join(', ')
-    return `group "${parsed.group}" serves version(s) ${versions}, not ${parsed.version}`
-  }
-  if (gv.freshness === 'Stale') {
-    return `discovery of ${apiVersion} is unavailable: ${gv.staleReason ?? 'stale'}`
-  }
-  const names = snapshot
-    .resources()
-    .filter((info) => info.apiVersion === apiVersion)
-    .map((info) => (by === 'kind' ? info.kind : info.ref.resource))
-    .filter((name) => name !== '')
-  if (names.length === 0) return `${apiVersion} serves no resources`
-  const shown = names.slice(0, 10).join(', ')
-  return `${apiVersion} serves ${by === 'kind' ? 'kinds' : 'resources'} ${shown}${names.length > 10 ? ', …' : ''}`
 }
 
 /**
@@ -201,8 +112,7 @@ export class Discovery {
   readonly #onDemandMinIntervalMs: number
   readonly #clock: { now(): number }
   readonly #onError: ((groupVersion: string, error: unknown) => void) | undefined
-  readonly #aggregated: boolean
-  readonly #concurrency: number
+  readonly #fetchOptions: FetchResourceMapOptions
   readonly #listeners = new Set<ResourceMapListener>()
   #current: ResourceMap = ResourceMap.empty
   #inflight: { readonly startedAt: number; readonly promise: Promise<ResourceMap> } | undefined
@@ -222,8 +132,13 @@ export class Discovery {
     this.#onDemandMinIntervalMs = options.onDemandMinIntervalMs ?? DEFAULT_ON_DEMAND_MIN_INTERVAL_MS
     this.#clock = options.clock ?? defaultClock
     this.#onError = options.onError
-    this.#aggregated = options.aggregated ?? true
-    this.#concurrency = options.concurrency ?? DEFAULT_CONCURRENCY
+    this.#fetchOptions = {
+      aggregated: options.aggregated ?? true,
+      concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
+      report: (groupVersion, error) => {
+        this.#report(groupVersion, error)
+      },
+    }
   }
 
   /** Returns the latest snapshot ({@link ResourceMap.empty} before the first refresh). */
@@ -278,11 +193,14 @@ export class Discovery {
     const hit = this.#current.lookup(target)
     if (hit !== undefined) return hit
     if (parseApiVersion(gvk.apiVersion) === undefined) {
-      throw new UnknownResourceError(target, explainMiss(this.#current, gvk.apiVersion, 'kind'))
+      throw new UnknownResourceError(
+        target,
+        explainResourceMiss(this.#current, gvk.apiVersion, 'kind')
+      )
     }
     const { found, snapshot } = await this.#findAfterRefresh((map) => map.lookup(target), signal)
     if (found !== undefined) return found
-    throw new UnknownResourceError(target, explainMiss(snapshot, gvk.apiVersion, 'kind'))
+    throw new UnknownResourceError(target, explainResourceMiss(snapshot, gvk.apiVersion, 'kind'))
   }
 
   /**
@@ -301,14 +219,17 @@ export class Discovery {
     const hit = this.#current.lookupResource(apiVersion, resource)
     if (hit !== undefined) return hit
     if (parseApiVersion(apiVersion) === undefined) {
-      throw new UnknownResourceError(target, explainMiss(this.#current, apiVersion, 'resource'))
+      throw new UnknownResourceError(
+        target,
+        explainResourceMiss(this.#current, apiVersion, 'resource')
+      )
     }
     const { found, snapshot } = await this.#findAfterRefresh(
       (map) => map.lookupResource(apiVersion, resource),
       signal
     )
     if (found !== undefined) return found
-    throw new UnknownResourceError(target, explainMiss(snapshot, apiVersion, 'resource'))
+    throw new UnknownResourceError(target, explainResourceMiss(snapshot, apiVersion, 'resource'))
   }
 
   /**
@@ -400,7 +321,7 @@ export class Discovery {
       // Awaited even when undefined, so `#pending` is assigned before `finally` clears it.
       await this.#inflight?.promise.catch(noop)
       const wait = this.#lastStartedAt + minIntervalMs - this.#clock.now()
-      if (wait > 0) await delay(wait, signal)
+      if (wait > 0) await abortableDelay(wait, signal)
       signal.throwIfAborted()
     } finally {
       // After stop() this refresh is no longer the pending one; leave its successor alone.
@@ -412,7 +333,12 @@ export class Discovery {
   #startRefresh(signal: AbortSignal): Promise<ResourceMap> {
     const startedAt = this.#clock.now()
     this.#lastStartedAt = startedAt
-    const promise: Promise<ResourceMap> = this.#fetch(signal)
+    const promise: Promise<ResourceMap> = fetchResourceMap(
+      this.#transport,
+      this.#fetchOptions,
+      signal,
+      this.#current
+    )
       .then((next) => {
         // stop() may have come between the last response and here: never apply after it.
         signal.throwIfAborted()
@@ -446,121 +372,6 @@ export class Discovery {
       this.#onError?.(groupVersion, error)
     } catch {
       // A failing reporter must not turn a tolerated problem into a failed refresh.
-    }
-  }
-
-  async #fetch(signal: AbortSignal): Promise<ResourceMap> {
-    const previous = this.#current
-    const [core, named] = await Promise.all([
-      this.#fetchRoot('/api', signal, previous),
-      this.#fetchRoot('/apis', signal, previous),
-    ])
-    signal.throwIfAborted()
-    return new ResourceMap([...core, ...named])
-  }
-
-  async #fetchRoot(
-    path: '/api' | '/apis',
-    signal: AbortSignal,
-    previous: ResourceMap
-  ): Promise<DiscoveredGroup[]> {
-    const body = await this.#transport.requestJson({
-      method: 'GET',
-      path,
-      accept: this.#aggregated ? AGGREGATED_DISCOVERY_ACCEPT : 'application/json',
-      signal,
-    })
-    const kind = discoveryDocumentKind(body)
-    const core = path === '/api'
-    if (kind === 'APIGroupDiscoveryList') {
-      // /api describes only the core group (no name); /apis only named groups.
-      const groups = parseAggregatedDiscovery(body).filter((g) => (g.name === '') === core)
-      return groups.map((group) => this.#fromAggregated(group, previous))
-    }
-    if (core && kind === 'APIVersions') {
-      const fetched = await mapLimit(parseApiVersions(body), this.#concurrency, (version) =>
-        this.#legacyGroupVersion('', version, signal, previous)
-      )
-      const versions = fetched.filter((gv) => gv !== undefined)
-      return versions.length === 0 ? [] : [{ name: '', versions }]
-    }
-    if (!core && kind === 'APIGroupList') {
-      const listed = parseApiGroupList(body)
-      // One pool over every group-version: a cluster has dozens, mostly one per group.
-      const pairs = listed.flatMap((group) => group.versions.map((version) => ({ group, version })))
-      const fetched = await mapLimit(pairs, this.#concurrency, ({ group, version }) =>
-        this.#legacyGroupVersion(group.name, version, signal, previous)
-      )
-      return listed
-        .map((group): DiscoveredGroup => {
-          const versions = fetched.filter(
-            (gv, i): gv is DiscoveredGroupVersion => gv !== undefined && pairs[i]?.group === group
-          )
-          return group.preferredVersion === undefined
-            ? { name: group.name, versions }
-            : { name: group.name, preferredVersion: group.preferredVersion, versions }
-        })
-        .filter((group) => group.versions.length > 0)
-    }
-    const expected = core ? 'APIVersions' : 'APIGroupList'
-    throw new Error(
-      `GET ${path}: expected an APIGroupDiscoveryList or ${expected}, got ${describeBody(body)}`
-    )
-  }
-
-  #fromAggregated(group: AggregatedGroup, previous: ResourceMap): DiscoveredGroup {
-    return {
-      name: group.name,
-      versions: group.versions.map((version): DiscoveredGroupVersion => {
-        if (version.freshness === 'Current') return version
-        const apiVersion = formatApiVersion(group.name, version.version)
-        const reason =
-          'the API server reports its discovery data as Stale (its APIService is unavailable)'
-        this.#report(apiVersion, new Error(`discovery of ${apiVersion}: ${reason}`))
-        return {
-          version: version.version,
-          freshness: 'Stale',
-          staleReason: reason,
-          resources: previous.groupVersion(apiVersion)?.resources ?? [],
-        }
-      }),
-    }
-  }
-
-  async #legacyGroupVersion(
-    group: string,
-    version: string,
-    signal: AbortSignal,
-    previous: ResourceMap
-  ): Promise<DiscoveredGroupVersion | undefined> {
-    const apiVersion = formatApiVersion(group, version)
-    const path = group === '' ? `/api/${version}` : `/apis/${group}/${version}`
-    try {
-      const body = await this.#transport.requestJson({
-        method: 'GET',
-        path,
-        accept: 'application/json',
-        signal,
-      })
-      if (discoveryDocumentKind(body) !== 'APIResourceList') {
-        throw new Error(`GET ${path}: expected an APIResourceList, got ${describeBody(body)}`)
-      }
-      return {
-        version,
-        freshness: 'Current',
-        resources: parseApiResourceList(body, group, version),
-      }
-    } catch (error) {
-      if (signal.aborted) throw error
-      // Removed between the group list and this GET (a CRD version deleted): gone, not stale.
-      if (error instanceof NotFoundError) return undefined
-      this.#report(apiVersion, error)
-      return {
-        version,
-        freshness: 'Stale',
-        staleReason: messageOf(error),
-        resources: previous.groupVersion(apiVersion)?.resources ?? [],
-      }
     }
   }
 }

@@ -15,17 +15,18 @@
  * @module
  */
 import { timeoutSignal } from '../core/timeout-signal.js'
+import { abortableDelay } from './abortable-delay.js'
 import { Agent, buildConnector, request as undiciRequest } from './undici-core.js'
 import type { BuildConnectorOptions } from './undici-core.js'
 import type { Dispatcher } from 'undici'
-import { fixedProxyResolver, parseProxyUrl, processProxyResolver } from './proxy/proxy-resolver.js'
+import { clientGoProxyResolver } from './proxy/proxy-resolver.js'
 import type { ProxyResolver } from './proxy/proxy-resolver.js'
 import { proxyDispatcher } from './proxy/proxy-dispatcher.js'
 import type { ClusterConfig, CredentialSource, RequestCredential } from './cluster-config.js'
 import { apiErrorFromResponse } from './api-error.js'
 import { createCredentialSource } from './credential-source.js'
 import type { ApiError } from './api-error.js'
-import { ConnectionError } from './connection-error.js'
+import { ConnectionError, describeNetworkError, networkErrorCode } from './connection-error.js'
 
 /** A query string value; `undefined` leaves the parameter out. */
 export type QueryValue = string | number | boolean | undefined
@@ -110,12 +111,6 @@ export interface KubeTransportOptions {
   readonly proxy?: ProxyResolver
 }
 
-function defaultProxy(config: ClusterConfig): ProxyResolver | undefined {
-  if (config.proxyUrl !== undefined)
-    return fixedProxyResolver(parseProxyUrl(config.proxyUrl, 'proxy-url'))
-  return processProxyResolver()
-}
-
 const DEFAULT_TIMEOUT_MS = 30_000
 
 /** Joins a base path prefix and an API path with a query string. */
@@ -168,7 +163,7 @@ export class KubeTransport {
     this.#headers = options.headers ?? {}
     this.#beforeWrite = options.beforeWrite
     this.#random = options.random ?? Math.random
-    this.#proxy = 'proxy' in options ? options.proxy : defaultProxy(config)
+    this.#proxy = 'proxy' in options ? options.proxy : clientGoProxyResolver(config.proxyUrl)
     this.#agentCert = config.clientCertPem
     this.#agent = this.#createAgent(config.clientCertPem, config.clientKeyPem)
   }
@@ -331,7 +326,7 @@ export class KubeTransport {
         // Every client the server turned away got the same Retry-After; up to 50 % jitter on top
         // keeps them from all coming back in the same millisecond and being rejected again.
         const baseMs = Math.min(error.retryAfterMs ?? 1000, this.#maxRetryAfterMs)
-        await sleep(baseMs * (1 + 0.5 * this.#random()), req.signal)
+        await abortableDelay(baseMs * (1 + 0.5 * this.#random()), req.signal)
         continue
       }
       throw error
@@ -389,38 +384,4 @@ function parseJsonOrText(text: string): unknown {
   } catch {
     return text
   }
-}
-
-function networkErrorCode(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | undefined)?.code
-  if (typeof code === 'string') return code
-  const cause = (error as { cause?: unknown } | undefined)?.cause
-  return cause === undefined ? undefined : networkErrorCode(cause)
-}
-
-function describeNetworkError(error: unknown): string {
-  if (error instanceof Error) {
-    const code = (error as Error & { code?: unknown }).code
-    const cause = error.cause instanceof Error ? `: ${error.cause.message}` : ''
-    return `${typeof code === 'string' ? `${code} ` : ''}${error.message}${cause}`
-  }
-  return String(error)
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason as Error)
-      return
-    }
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
-    const onAbort = (): void => {
-      clearTimeout(timer)
-      reject(signal?.reason as Error)
-    }
-    signal?.addEventListener('abort', onAbort, { once: true })
-  })
 }

@@ -19,6 +19,9 @@ import type { OfflineRelated } from './offline-related.js'
 import { correctGuesses, describeObject, resourceOf, typeOf } from './offline-resource.js'
 import type { OfflineInputs, ResolvedRule } from './offline-resource.js'
 import { asDeleting, seedCluster } from './seed-cluster.js'
+import { runOfflineSync } from './run-offline-sync.js'
+import type { OfflineSync, OfflineSyncRun } from './run-offline-sync.js'
+import type { SyncAnswer, SyncResponse } from '../engine/sync/run-sync.js'
 
 /** What one kind gives {@link prepareOfflineSync}. */
 export interface OfflineKindSetup<Request, Response> {
@@ -116,5 +119,30 @@ export function warnLeftOut(
       if (observed(typeOf(rule))?.has(objectKey(object)) === true) continue
       warn(`warning: observed ${describeObject(object)} is left out: ${why(object)}`)
     }
+  }
+}
+
+/**
+ * Runs a kind's pipeline over what {@link prepareOfflineSync} set up (its cluster, seeded parent
+ * and hooks), then stops the related objects' informers whatever happened.
+ */
+export async function runPreparedSync<
+  Observed,
+  Request,
+  Response extends SyncResponse,
+  Answer extends SyncAnswer<Response>,
+>(
+  setup: OfflineSetup<Request, Response>,
+  kind: Omit<OfflineSync<Observed, Request, Response, Answer>, 'cluster' | 'parent' | 'hooks'>
+): Promise<OfflineSyncRun<Observed, Answer>> {
+  try {
+    return await runOfflineSync({
+      ...kind,
+      cluster: setup.cluster,
+      parent: setup.seeded,
+      hooks: setup.hooks,
+    })
+  } finally {
+    await setup.related.stop()
   }
 }

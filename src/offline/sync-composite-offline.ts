@@ -24,8 +24,7 @@ import { OfflineError } from './offline-error.js'
 import { parentResourceOf, resourceOf, typeOf } from './offline-resource.js'
 import type { OfflineInputs, ResolvedRule } from './offline-resource.js'
 import type { OfflineHookOptions } from './offline-hooks.js'
-import { prepareOfflineSync, warnLeftOut } from './prepare-offline-sync.js'
-import { runOfflineSync } from './run-offline-sync.js'
+import { prepareOfflineSync, runPreparedSync, warnLeftOut } from './prepare-offline-sync.js'
 import { cacheOf, NO_EVENTS } from './seed-cluster.js'
 import type { OfflineRun } from './run-offline-sync.js'
 
@@ -122,35 +121,28 @@ export async function syncCompositeOffline(
     info,
     setup.related.manager
   )
-  try {
-    const run = await runOfflineSync({
-      cluster,
-      parentRef: info.ref,
-      parent: setup.seeded,
-      hooks,
-      noun: 'children',
-      strategy: (client) => {
-        const caches = {
-          children: new Map(
-            rules.map((rule) => [typeOf(rule), cacheOf(cluster, resourceOf(rule).ref)])
-          ),
-          revisions: cacheOf(cluster, CONTROLLER_REVISIONS),
-        }
-        const writes = { client, events: NO_EVENTS, revisionNamespace: DEFAULT_REVISION_NAMESPACE }
-        const strategy = compositeStrategy(cc, writes, caches)
-        return { ...strategy, observe: (p, s) => strategy.observe(p, s).catch(selectorError(spec)) }
-      },
-      observed: (p, observed) => {
-        warnLeftOut(byRule, (type) => observed.children.get(type), whyLeftOut(observed, p), warn)
-      },
-      types: (observed) => compositeSyncRules(cc.children, observed.selector).types,
-    })
-    return {
-      ...run,
-      response: run.answer.response,
-      ...(run.answer.rollout === undefined ? {} : { rollout: run.answer.rollout }),
-    }
-  } finally {
-    await setup.related.stop()
+  const run = await runPreparedSync(setup, {
+    parentRef: info.ref,
+    noun: 'children',
+    strategy: (client) => {
+      const caches = {
+        children: new Map(
+          rules.map((rule) => [typeOf(rule), cacheOf(cluster, resourceOf(rule).ref)])
+        ),
+        revisions: cacheOf(cluster, CONTROLLER_REVISIONS),
+      }
+      const writes = { client, events: NO_EVENTS, revisionNamespace: DEFAULT_REVISION_NAMESPACE }
+      const strategy = compositeStrategy(cc, writes, caches)
+      return { ...strategy, observe: (p, s) => strategy.observe(p, s).catch(selectorError(spec)) }
+    },
+    observed: (p, observed) => {
+      warnLeftOut(byRule, (type) => observed.children.get(type), whyLeftOut(observed, p), warn)
+    },
+    types: (observed) => compositeSyncRules(cc.children, observed.selector).types,
+  })
+  return {
+    ...run,
+    response: run.answer.response,
+    ...(run.answer.rollout === undefined ? {} : { rollout: run.answer.rollout }),
   }
 }

@@ -22,8 +22,7 @@ import { NothingPlannedError } from './offline-error.js'
 import { describeObject, parentResourceOf, resourceOf, typeOf } from './offline-resource.js'
 import type { OfflineInputs, ResolvedRule } from './offline-resource.js'
 import type { OfflineHookOptions } from './offline-hooks.js'
-import { prepareOfflineSync, warnLeftOut } from './prepare-offline-sync.js'
-import { runOfflineSync } from './run-offline-sync.js'
+import { prepareOfflineSync, runPreparedSync, warnLeftOut } from './prepare-offline-sync.js'
 import { cacheOf, NO_EVENTS } from './seed-cluster.js'
 import type { OfflineRun } from './run-offline-sync.js'
 
@@ -165,37 +164,30 @@ export async function syncDecoratorOffline(
   const { cluster, hooks } = setup
   const dc = offlineDecorator(object, spec, rules, hooks.hooks, finalizing)
   const rule = { info, matches, ignoreStatusChanges: false, related: setup.related.manager }
-  try {
-    const run = await runOfflineSync({
-      cluster,
-      parentRef: info.ref,
-      parent: setup.seeded,
-      hooks,
-      noun: 'attachments',
-      strategy: (client) => {
-        const caches = new Map(rules.map((r) => [typeOf(r), cacheOf(cluster, resourceOf(r).ref)]))
-        return decoratorStrategy(dc, { client, events: NO_EVENTS }, rule, caches)
-      },
-      observed: (_target, observed) => {
-        warnLeftOut(
-          byRule,
-          (type) => observed.get(type),
-          () =>
-            'the engine only observes objects the target controls that carry ' +
-            `metacontroller.k8s.io/decorator-controller: ${name}`,
-          warn
-        )
-      },
-      types: () => dc.attachments.types,
-    })
-    const written = targetWrite(run.writes, info, target)
-    return {
-      ...run,
-      response: run.answer.response,
-      target: written?.sent ?? run.parent,
-      targetChanged: written !== undefined,
-    }
-  } finally {
-    await setup.related.stop()
+  const run = await runPreparedSync(setup, {
+    parentRef: info.ref,
+    noun: 'attachments',
+    strategy: (client) => {
+      const caches = new Map(rules.map((r) => [typeOf(r), cacheOf(cluster, resourceOf(r).ref)]))
+      return decoratorStrategy(dc, { client, events: NO_EVENTS }, rule, caches)
+    },
+    observed: (_target, observed) => {
+      warnLeftOut(
+        byRule,
+        (type) => observed.get(type),
+        () =>
+          'the engine only observes objects the target controls that carry ' +
+          `metacontroller.k8s.io/decorator-controller: ${name}`,
+        warn
+      )
+    },
+    types: () => dc.attachments.types,
+  })
+  const written = targetWrite(run.writes, info, target)
+  return {
+    ...run,
+    response: run.answer.response,
+    target: written?.sent ?? run.parent,
+    targetChanged: written !== undefined,
   }
 }

@@ -1,4 +1,5 @@
 import type { JsonObject, KubeObject } from '../core/kube-object.js'
+import type { CompositeSyncResponse, DecoratorSyncResponse } from '../api/hook-model.js'
 import { hookCodec } from '../api/wire/codecs.js'
 import { checkDesiredAttachments, checkDesiredChildren } from './check-desired-objects.js'
 import { parentSchemaMismatch, parentSchemaOf } from './parent-schema-check.js'
@@ -83,13 +84,15 @@ function checkFixture(object: ObjectLike, crd: unknown): void {
   if (mismatch !== undefined) throw new TypeError(`fixture ${mismatch.message}`)
 }
 
-/** What one controller kind's helper does differently: its request, its decoding, its checks. */
-interface HelperKind<Decoded> {
+/** What one controller kind's helper does differently: its subject, request, decoding, checks. */
+interface HelperKind<Fixture extends CommonFixture, Decoded> {
   readonly controllerKind: 'CompositeController' | 'DecoratorController'
+  /** The object the hook is about (parent or target) and its CRD, when given. */
+  subject(fixture: Fixture): { readonly object: ObjectLike; readonly crd: unknown }
   /** The kind's own request fields, around `controller`, `related` and `finalizing`. */
-  request(common: CommonRequest): unknown
+  request(common: CommonRequest, fixture: Fixture): unknown
   decode(text: string, hook: 'sync' | 'finalize'): Decoded
-  check(decoded: Decoded, parent: KubeObject, controller: KubeObject | undefined): void
+  check(decoded: Decoded, subject: KubeObject, controller: KubeObject | undefined): void
 }
 
 /** The request fields both kinds share. */
@@ -111,14 +114,13 @@ interface CommonFixture {
  * The one path of both helpers: the subject checked against its CRD, the hook called with a
  * copy of the request, its answer decoded strictly and checked as the engine would.
  */
-async function callChecked<Decoded>(
-  kind: HelperKind<Decoded>,
+async function callChecked<Fixture extends CommonFixture, Decoded>(
+  kind: HelperKind<Fixture, Decoded>,
   hook: (request: never) => unknown,
-  subject: ObjectLike,
-  crd: unknown,
-  fixture: CommonFixture
+  fixture: Fixture
 ): Promise<Decoded> {
-  checkFixture(subject, crd)
+  const { object, crd } = kind.subject(fixture)
+  checkFixture(object, crd)
   const common: CommonRequest = {
     controller: fixture.controller ?? {
       apiVersion: 'metacontroller.k8s.io/v1alpha1',
@@ -131,14 +133,42 @@ async function callChecked<Decoded>(
     finalizing: fixture.finalizing ?? false,
   }
   const response = await (hook as (request: unknown) => unknown)(
-    structuredClone(kind.request(common))
+    structuredClone(kind.request(common, fixture))
   )
   const decoded = kind.decode(JSON.stringify(response), common.finalizing ? 'finalize' : 'sync')
-  kind.check(decoded, checkedParent(subject, crd, fixture.scope), fixture.controller)
+  kind.check(decoded, checkedParent(object, crd, fixture.scope), fixture.controller)
   return decoded
 }
 
 const codec = hookCodec('v2')
+
+const COMPOSITE: HelperKind<CompositeFixture<ObjectLike, ObjectLike>, CompositeSyncResponse> = {
+  controllerKind: 'CompositeController',
+  subject: (fixture) => ({ object: fixture.parent, crd: fixture.parentCrd }),
+  request: (common, fixture) => ({
+    ...common,
+    parent: fixture.parent,
+    children: fixture.children ?? {},
+  }),
+  decode: (text, hook) => codec.decodeCompositeSync(text, { hook, mode: 'strict' }).response,
+  check: (answer, parent, controller) => {
+    checkDesiredChildren(answer.children, parent, controller)
+  },
+}
+
+const DECORATOR: HelperKind<DecoratorFixture<ObjectLike, ObjectLike>, DecoratorSyncResponse> = {
+  controllerKind: 'DecoratorController',
+  subject: (fixture) => ({ object: fixture.object, crd: fixture.objectCrd }),
+  request: (common, fixture) => ({
+    ...common,
+    object: fixture.object,
+    attachments: fixture.attachments ?? {},
+  }),
+  decode: (text, hook) => codec.decodeDecoratorSync(text, { hook, mode: 'strict' }).response,
+  check: (answer, target, controller) => {
+    checkDesiredAttachments(answer.attachments, target, controller)
+  },
+}
 
 /**
  * Calls a composite hook with a fixture request, no HTTP, and checks its answer as the engine
@@ -161,25 +191,7 @@ export async function callCompositeHook<
   hook: CompositeHook<Parent, Child, Status>,
   fixture: CompositeFixture<Parent, Child>
 ): Promise<CheckedCompositeResponse<Child, Status>> {
-  const decoded = await callChecked(
-    {
-      controllerKind: 'CompositeController',
-      request: (common) => ({
-        ...common,
-        parent: fixture.parent,
-        children: fixture.children ?? {},
-      }),
-      decode: (text, name) =>
-        codec.decodeCompositeSync(text, { hook: name, mode: 'strict' }).response,
-      check: (answer, parent, controller) => {
-        checkDesiredChildren(answer.children, parent, controller)
-      },
-    },
-    hook,
-    fixture.parent,
-    fixture.parentCrd,
-    fixture
-  )
+  const decoded = await callChecked(COMPOSITE, hook, fixture)
   return {
     status: decoded.status as Status | null,
     children: decoded.children as unknown as readonly Child[],
@@ -244,25 +256,7 @@ export async function callDecoratorHook<
   hook: DecoratorHook<Target, Attachment, Status>,
   fixture: DecoratorFixture<Target, Attachment>
 ): Promise<CheckedDecoratorResponse<Attachment, Status>> {
-  const decoded = await callChecked(
-    {
-      controllerKind: 'DecoratorController',
-      request: (common) => ({
-        ...common,
-        object: fixture.object,
-        attachments: fixture.attachments ?? {},
-      }),
-      decode: (text, name) =>
-        codec.decodeDecoratorSync(text, { hook: name, mode: 'strict' }).response,
-      check: (answer, target, controller) => {
-        checkDesiredAttachments(answer.attachments, target, controller)
-      },
-    },
-    hook,
-    fixture.object,
-    fixture.objectCrd,
-    fixture
-  )
+  const decoded = await callChecked(DECORATOR, hook, fixture)
   return {
     labels: decoded.labels,
     annotations: decoded.annotations,

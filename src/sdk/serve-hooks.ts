@@ -11,6 +11,7 @@ import type { CrdSchema } from './crd-schema.js'
 import { crdVersionSchema } from './crd-schema.js'
 import type { Hook } from './hook-types.js'
 import { parentSchemaMismatch, parentSchemaOf } from './parent-schema-check.js'
+import { messageOf } from '../core/message-of.js'
 
 /** Options of {@link serveHooks}. */
 export interface ServeHooksOptions {
@@ -175,7 +176,7 @@ export async function serveHooks(
     try {
       response = await hook(request)
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error)
+      const message = messageOf(error)
       log({ level: 'error', msg: 'hook failed', path, error: message })
       throw new HttpError(500, `hook ${path} failed: ${message}`)
     }
@@ -184,7 +185,7 @@ export async function serveHooks(
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       const status = error instanceof HttpError ? error.status : 500
-      const message = error instanceof Error ? error.message : String(error)
+      const message = messageOf(error)
       if (!(error instanceof HttpError))
         log({ level: 'error', msg: 'request failed', error: message })
       const details = error instanceof HttpError ? error.details : {}

@@ -9,11 +9,8 @@ import { randomBytes } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import fc from 'fast-check'
 import type { KubeObject } from '../../src/core/kube-object.js'
-import {
-  compileLabelSelector,
-  formatSelector,
-  parseSelectorString,
-} from '../../src/core/label-selector.js'
+import { compileLabelSelector, formatSelector } from '../../src/core/label-selector.js'
+import { parseSelectorString } from '../../src/core/parse-selector-string.js'
 import { LabelSelectorError } from '../../src/core/label-selector-error.js'
 import type { LabelSelector } from '../../src/core/label-selector.js'
 import { ApiError } from '../../src/kube/api-error.js'

@@ -26,8 +26,8 @@ import {
   compileLabelSelector,
   equalityTerms,
   formatSelector,
-  parseSelectorString,
 } from '../../src/core/label-selector.js'
+import { parseSelectorString } from '../../src/core/parse-selector-string.js'
 import { LabelSelectorError } from '../../src/core/label-selector-error.js'
 import { KubeconfigError } from '../../src/kube/kubeconfig-error.js'
 import { parseKubeconfig } from '../../src/kube/parse-kubeconfig.js'

@@ -8,8 +8,8 @@ import {
   decodeCompositeSyncResponse,
   decodeCustomizeResponse,
   decodeDecoratorSyncResponse,
-  formatJsonPath,
 } from './decode-response.js'
+import { formatJsonPath } from './response-reader.js'
 
 const STRICT: HookResponseSource = { version: 'v2', hook: 'sync', mode: 'strict' }
 const LOOSE: HookResponseSource = { version: 'v1', hook: 'sync', mode: 'loose' }

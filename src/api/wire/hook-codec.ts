@@ -23,7 +23,7 @@ import {
   decodeCustomizeResponse,
   decodeDecoratorSyncResponse,
 } from './decode-response.js'
-import type { DecodedResponse } from './decode-response.js'
+import type { DecodedResponse } from './response-reader.js'
 import {
   encodeCompositeSyncRequest,
   encodeCustomizeRequest,

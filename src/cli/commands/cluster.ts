@@ -15,7 +15,10 @@ import { loadClusterConfig } from '../../kube/load-cluster-config.js'
 import { KubeTransport } from '../../kube/kube-transport.js'
 import { DynamicClient } from '../../kube/dynamic-client.js'
 import { isNodeReady, NODES } from '../../cluster/simulated-nodes.js'
-import { startRealNodeCluster } from '../../cluster/real-node/start-real-node-cluster.js'
+import {
+  RealNodeStartError,
+  startRealNodeCluster,
+} from '../../cluster/real-node/start-real-node-cluster.js'
 import { stopRealNodeCluster } from '../../cluster/real-node/stop-real-node-cluster.js'
 import { removeVolumes } from '../../cluster/host-path-storage.js'
 import { readRealNodeState } from '../../cluster/real-node/real-node-state.js'
@@ -122,8 +125,11 @@ async function upRealNode(io: CliIo, dir: string, opts: UpOptions): Promise<void
       io.err(`  ${message}`)
     },
   }).catch((error: unknown) => {
-    // What the machine lacks is said in full by the message; a stack would only hide it.
-    throw error instanceof RealNodePrerequisiteError ? new CliError(error.message) : error
+    // What the machine lacks, or the supervisor's last lines and where its logs are, is said in
+    // full by the message; a stack would only hide it.
+    const userFacing =
+      error instanceof RealNodePrerequisiteError || error instanceof RealNodeStartError
+    throw userFacing ? new CliError(error.message) : error
   })
   await cluster.release()
   io.out(`Cluster ready: ${cluster.config.server} (node ${cluster.nodeName}, containerd)`)

@@ -5,7 +5,8 @@
  * @module
  */
 import { parseGoDuration } from '../../core/go-duration.js'
-import { compileLabelSelector, parseSelectorString } from '../../core/label-selector.js'
+import { compileLabelSelector } from '../../core/label-selector.js'
+import { parseSelectorString } from '../../core/parse-selector-string.js'
 import type { ApplyStrategy } from '../../engine/children/child-applier.js'
 import { parseApplyStrategy } from '../../engine/children/child-applier.js'
 import { DEFAULT_REVISION_NAMESPACE } from '../../engine/engine-options.js'
@@ -17,6 +18,7 @@ import type { LogFormat, LogLevel } from '../../runtime/diagnostics/logger.js'
 import { CliError } from '../cli-error.js'
 import { parseShardingFlags } from './run-sharding-flags.js'
 import type { ShardingFlags, ShardingOptions } from './run-sharding-flags.js'
+import { messageOf } from '../../core/message-of.js'
 
 /** Exit code of a usage error, as most CLIs (and Go's flag package) use. */
 export const USAGE_EXIT_CODE = 2
@@ -221,7 +223,7 @@ function listenAddress(flag: string, text: string): { host: string; port: number
   try {
     return parseListenAddress(text)
   } catch (error) {
-    throw usage(`--${flag}: ${error instanceof Error ? error.message : String(error)}`)
+    throw usage(`--${flag}: ${messageOf(error)}`)
   }
 }
 
@@ -232,7 +234,7 @@ function hookAddresses(values: readonly string[]): HookAddressMap {
       const [key, address] = parseHookAddress(value)
       map.set(key, address)
     } catch (error) {
-      throw usage(`--hook-address ${error instanceof Error ? error.message : String(error)}`)
+      throw usage(`--hook-address ${messageOf(error)}`)
     }
   }
   return map
@@ -243,10 +245,7 @@ function selector(text: string): string {
   try {
     compileLabelSelector(parseSelectorString(text))
   } catch (error) {
-    throw usage(
-      `--target-label-selector "${text}" is not a label selector: ` +
-        (error instanceof Error ? error.message : String(error))
-    )
+    throw usage(`--target-label-selector "${text}" is not a label selector: ` + messageOf(error))
   }
   return text
 }
@@ -313,7 +312,7 @@ function applyStrategy(text: string): ApplyStrategy {
     return parseApplyStrategy(text)
   } catch (error) {
     // Upstream fails startup on an unknown strategy; say so plainly, without a stack trace.
-    throw usage(`--apply-strategy: ${error instanceof Error ? error.message : String(error)}`)
+    throw usage(`--apply-strategy: ${messageOf(error)}`)
   }
 }
 

@@ -12,6 +12,7 @@ import type { DynamicClient } from '../../kube/dynamic-client.js'
 import { COMPOSITE_CONTROLLERS, DECORATOR_CONTROLLERS } from '../../kube/well-known-resources.js'
 import { CliError } from '../cli-error.js'
 import type { ControllerSource } from './rbac-manifest.js'
+import { messageOf } from '../../core/message-of.js'
 
 function readManifestFile(file: string): KubeObject[] {
   let text: string
@@ -26,7 +27,7 @@ function readManifestFile(file: string): KubeObject[] {
   try {
     return parseManifests(text, file)
   } catch (error) {
-    throw new CliError(error instanceof Error ? error.message : String(error))
+    throw new CliError(messageOf(error))
   }
 }
 

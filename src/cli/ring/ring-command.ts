@@ -7,7 +7,7 @@
 import { Command, Option } from 'commander'
 import { NotFoundError } from '../../kube/api-error.js'
 import { LEASE_RESOURCE } from '../../runtime/leader/leader-election.js'
-import { RING_LABEL } from '../../runtime/ring/ring-membership.js'
+import { RING_LABEL } from '../../runtime/ring/member-lease.js'
 import type { ShardField } from '../../runtime/ring/shard-selector.js'
 import { CliError } from '../cli-error.js'
 import type { CliIo } from '../cli-io.js'

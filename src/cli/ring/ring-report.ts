@@ -9,7 +9,7 @@ import { isJsonObject } from '../../core/kube-object.js'
 import { fnv1a64, hex16 } from '../../runtime/ring/fnv1a64.js'
 import { HashRing } from '../../runtime/ring/hash-ring.js'
 import { viewId } from '../../runtime/ring/member-table.js'
-import { memberRecord } from '../../runtime/ring/ring-membership.js'
+import { memberRecord } from '../../runtime/ring/member-lease.js'
 import type { ShardField } from '../../runtime/ring/shard-selector.js'
 import { shardValue } from '../../runtime/ring/shard-selector.js'
 

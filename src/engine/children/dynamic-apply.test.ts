@@ -7,9 +7,9 @@ import {
   applyUpdate,
   getLastApplied,
   isSemanticallyEqual,
-  merge,
   setLastApplied,
 } from './dynamic-apply.js'
+import { merge } from './three-way-merge.js'
 import { marshalGoJson } from './marshal-go-json.js'
 
 /** Parses a JSON literal, as upstream's table tests do. */

@@ -1,7 +1,7 @@
 /**
  * The CompositeController strategy of the generic parent loop: which parents and children to
  * watch, how their events map to parent keys, and which pipeline syncs a key
- * ({@link syncCompositeParent}).
+ * ({@link compositeStrategy} through {@link syncParent}).
  *
  * @module
  */
@@ -26,13 +26,11 @@ import type { ControllerCaches, ControllerKind, WatchSource } from '../loop/pare
 import { cachesByRole } from '../loop/caches-by-role.js'
 import { hasFinalizer } from '../sync/finalizer-step.js'
 import { isStatusOnlyUpdate } from '../loop/status-only-update.js'
-import { reportSyncError } from '../sync/report-sync-error.js'
 import type { ChildApplier } from '../children/child-applier.js'
 import type { ChildType } from '../children/plan-children.js'
 import { compositeSelector } from './composite-selector.js'
 import { compositeStrategy, usesRollingUpdates } from './sync-composite-parent.js'
-import { runSync } from '../sync/run-sync.js'
-import { observeSync } from '../sync/sync-observer.js'
+import { syncParent } from '../sync/sync-parent.js'
 import type { SyncObserver } from '../sync/sync-observer.js'
 import type {
   CompositeCaches,
@@ -251,10 +249,19 @@ export function compositeKind(options: CompositeKindOptions): ControllerKind {
       const cached = parentsOf(caches)?.get(key)
       if (cached === undefined) return Action.awaitChange()
       const log = options.log.child({ parent: key })
-      const run = { controller, writes, caches: compositeCaches(childSources, caches), types }
-      return reportSyncError(cached, options.events, log, () =>
-        syncParent(options, run, cached, context.signal, log)
-      )
+      const childCaches = compositeCaches(childSources, caches)
+      const sync = {
+        controller: { kind: 'CompositeController' as const, name: options.name },
+        parent: cached,
+        parentRef: parentInfo.ref,
+        types,
+        client: writes.client,
+        strategyFor: (client: ObjectClient) =>
+          compositeStrategy(controller, { ...writes, client }, childCaches),
+        events: options.events,
+        onSync: options.onSync,
+      }
+      return syncParent(sync, context.signal, log)
     },
   }
 }
@@ -266,34 +273,6 @@ function compositeChildTypes(children: readonly ResolvedChild[]): Map<string, Ch
       gvkKey(c.info.apiVersion, c.info.kind),
       { ref: c.info.ref, updateMethod: c.updateMethod },
     ])
-  )
-}
-
-/** Syncs one parent through the pipeline, reported to `options.onSync` when it is set. */
-function syncParent(
-  options: CompositeKindOptions,
-  run: {
-    readonly controller: CompositeController
-    readonly writes: CompositeWrites
-    readonly caches: CompositeCaches
-    readonly types: ReadonlyMap<string, ChildType>
-  },
-  cached: KubeObject,
-  signal: AbortSignal,
-  log: Logger
-): Promise<Action> {
-  const about = {
-    controller: { kind: 'CompositeController' as const, name: options.name },
-    parent: cached,
-    parentRef: options.parent.ref,
-    types: run.types,
-  }
-  return observeSync(
-    options.onSync,
-    about,
-    run.writes.client,
-    (client) => compositeStrategy(run.controller, { ...run.writes, client }, run.caches),
-    (strategy) => runSync(strategy, cached, signal, log)
   )
 }
 

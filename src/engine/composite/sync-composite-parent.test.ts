@@ -7,9 +7,9 @@ import type { CompositeSyncRequest, CompositeSyncResponse } from '../../api/hook
 import { FakeCluster } from '../../in-memory/fake-cluster.js'
 import { CONFIGMAPS, WIDGETS } from '../conformance/conformance-resources.js'
 import { silentLogger } from '../../runtime/diagnostics/logger.js'
-import { ObjectStore } from '../../runtime/informers/object-store.js'
-import { syncCompositeParent } from './sync-composite-parent.js'
-import type { CompositeController, CompositeWrites } from './sync-composite-parent.js'
+import { objectKey } from '../../core/object-key.js'
+import { syncThroughKind } from '../../../test/support/sync-through-kind.js'
+import { compositeKind } from './composite-kind.js'
 
 // The conformance suite's resources: widgets with ConfigMap children.
 const PARENT = WIDGETS
@@ -27,8 +27,9 @@ function setup(answer: Answer) {
     childResources: [{ apiVersion: 'v1', resource: 'configmaps' }],
     hooks: { sync: { webhook: { url: 'http://hook.invalid/sync' } } },
   })
-  const controller: CompositeController = {
-    object: {
+  const kind = compositeKind({
+    name: 'w',
+    controller: {
       apiVersion: 'metacontroller.k8s.io/v1alpha1',
       kind: 'CompositeController',
       metadata: { name: 'w' },
@@ -49,27 +50,15 @@ function setup(answer: Answer) {
       },
     },
     finalizerEnabled: false,
-    finalizer: 'metacontroller.io/compositecontroller-w',
-    matchesScope: () => true,
-    related: undefined,
-  }
-  const writes: CompositeWrites = {
     client,
+    informers: { acquire: () => assert.fail('no related rules') },
+    discovery: { resolveResource: () => assert.fail('no related rules') },
     events: { record: () => undefined },
+    log: silentLogger,
     revisionNamespace: 'metacontroller',
-  }
-  const store = new ObjectStore()
-  const sync = async (parent: KubeObject) => {
-    for (const child of client.objects(CHILD.ref)) store.upsert(child)
-    return syncCompositeParent(
-      controller,
-      writes,
-      { children: new Map([[TYPE, store]]), revisions: undefined },
-      parent,
-      AbortSignal.timeout(5000),
-      silentLogger
-    )
-  }
+  })
+  // Through the kind, as the parent loop syncs: the caches are listed from the cluster first.
+  const sync = (parent: KubeObject) => syncThroughKind(kind, client, objectKey(parent))
   return { client, requests, sync }
 }
 
@@ -79,7 +68,7 @@ function configMap(name: string, labels: Record<string, string>): KubeObject {
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns', labels } }
 }
 
-describe('syncCompositeParent', () => {
+describe('a CompositeController sync', () => {
   it('adopts a matching orphan, sends it to the hook, creates what the hook adds and writes the status', async () => {
     const { client, requests, sync } = setup(() => ({
       children: [configMap('orphan', { app: 'web' }), configMap('new', { app: 'web' })],

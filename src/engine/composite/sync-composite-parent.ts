@@ -20,7 +20,6 @@ import type {
 import { gvkKey } from '../../api/hook-model.js'
 import type { ObjectClient } from '../../kube/object-client.js'
 import type { ResourceInfo } from '../../kube/resource-map.js'
-import type { Action } from '../../runtime/queue/controller-loop.js'
 import type { Logger } from '../../runtime/diagnostics/logger.js'
 import type { ObjectReader } from '../../runtime/informers/object-store.js'
 import { NotSyncedError, TerminalError } from '../../runtime/queue/reconcile-errors.js'
@@ -43,7 +42,6 @@ import type { FinalizerTarget } from '../sync/finalizer-step.js'
 import { setFinalizer, shouldManageChildren } from '../sync/finalizer-step.js'
 import { planSync } from '../sync/plan-sync.js'
 import type { SyncPlan, SyncRules } from '../sync/plan-sync.js'
-import { runSync } from '../sync/run-sync.js'
 import type { HookCall, SyncOutcome, SyncStrategy } from '../sync/run-sync.js'
 import { compositeSelector } from './composite-selector.js'
 import type { ParentSelector } from './composite-selector.js'
@@ -356,18 +354,6 @@ async function manageComposite(
   })
   if (done.created.length + done.updated.length + done.deleted.length > 0)
     log.info('children changed', { ...done })
-}
-
-/** Syncs one parent through the pipeline with the composite strategy. */
-export function syncCompositeParent(
-  controller: CompositeController,
-  writes: CompositeWrites,
-  caches: CompositeCaches,
-  cached: KubeObject,
-  signal: AbortSignal,
-  log: Logger
-): Promise<Action> {
-  return runSync(compositeStrategy(controller, writes, caches), cached, signal, log)
 }
 
 function revisionSettings(

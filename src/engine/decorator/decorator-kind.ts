@@ -1,7 +1,7 @@
 /**
  * The DecoratorController strategy of the generic parent loop: one parent source per resource
  * rule (the targets), one child source per attachment rule, event mapping, and the pipeline that
- * syncs a key ({@link syncDecoratorTarget}).
+ * syncs a key ({@link decoratorStrategy} through {@link syncParent}).
  *
  * @module
  */
@@ -10,6 +10,7 @@ import { keyOf, objectKey } from '../../core/object-key.js'
 import { controllerRefOf, groupOf } from '../../core/owner-references.js'
 import { DECORATOR_CONTROLLER_ANNOTATION } from '../../api/decorator-controller-spec.js'
 import { Action } from '../../runtime/queue/controller-loop.js'
+import type { ObjectClient } from '../../kube/object-client.js'
 import type { Logger } from '../../runtime/diagnostics/logger.js'
 import type { EventSink } from '../events/event-recorder.js'
 import type {
@@ -22,17 +23,10 @@ import type { ObjectReader } from '../../runtime/informers/object-store.js'
 import { isStatusOnlyUpdate } from '../loop/status-only-update.js'
 import { cachesByRole } from '../loop/caches-by-role.js'
 import { hasFinalizer, setFinalizer } from '../sync/finalizer-step.js'
-import { reportSyncError } from '../sync/report-sync-error.js'
-import { runSync } from '../sync/run-sync.js'
-import { observeSync } from '../sync/sync-observer.js'
+import { syncParent } from '../sync/sync-parent.js'
 import type { SyncObserver } from '../sync/sync-observer.js'
 import { decoratorStrategy } from './sync-decorator-target.js'
-import type {
-  AttachmentCaches,
-  DecoratorController,
-  DecoratorWrites,
-  TargetRule,
-} from './sync-decorator-target.js'
+import type { DecoratorController, DecoratorWrites, TargetRule } from './sync-decorator-target.js'
 
 /** Everything a decorator controller needs, resolved when it is built. */
 export interface DecoratorKindOptions {
@@ -142,35 +136,20 @@ export function decoratorKind(options: DecoratorKindOptions): ControllerKind {
       if (rule === undefined || cached === undefined) return Action.awaitChange()
       const log = options.log.child({ parent: `${cached.kind} ${objectKey(cached)}` })
       const attachments = cachesByRole(sources, caches.children)
-      return reportSyncError(cached, options.events, log, () =>
-        syncTarget(options, rule, attachments, cached, context.signal, log)
-      )
+      const sync = {
+        controller: { kind: 'DecoratorController' as const, name: controller.name },
+        parent: cached,
+        parentRef: rule.info.ref,
+        types: controller.attachments.types,
+        client: writes.client,
+        strategyFor: (client: ObjectClient) =>
+          decoratorStrategy(controller, { ...writes, client }, rule, attachments),
+        events: options.events,
+        onSync: options.onSync,
+      }
+      return syncParent(sync, context.signal, log)
     },
   }
-}
-
-/** Syncs one target through the pipeline, reported to `options.onSync` when it is set. */
-function syncTarget(
-  options: DecoratorKindOptions,
-  rule: TargetRule,
-  attachments: AttachmentCaches,
-  cached: KubeObject,
-  signal: AbortSignal,
-  log: Logger
-): Promise<Action> {
-  const { controller, writes } = options
-  return observeSync(
-    options.onSync,
-    {
-      controller: { kind: 'DecoratorController', name: controller.name },
-      parent: cached,
-      parentRef: rule.info.ref,
-      types: controller.attachments.types,
-    },
-    writes.client,
-    (client) => decoratorStrategy(controller, { ...writes, client }, rule, attachments),
-    (strategy) => runSync(strategy, cached, signal, log)
-  )
 }
 
 /** Lets each rule's related objects wake the in-scope targets they concern. */

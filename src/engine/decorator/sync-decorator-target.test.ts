@@ -8,7 +8,10 @@ import { FakeCluster } from '../../in-memory/fake-cluster.js'
 import { fakeResourceInfo } from '../../in-memory/fake-resources.js'
 import { silentLogger } from '../../runtime/diagnostics/logger.js'
 import { attachmentRules } from './attachment-rules.js'
-import { observeAttachments, syncDecoratorTarget } from './sync-decorator-target.js'
+import { objectKey } from '../../core/object-key.js'
+import { syncThroughKind } from '../../../test/support/sync-through-kind.js'
+import { decoratorKind } from './decorator-kind.js'
+import { observeAttachments } from './sync-decorator-target.js'
 import type { DecoratorController } from './sync-decorator-target.js'
 
 const TYPE = 'ConfigMap.v1'
@@ -141,20 +144,20 @@ function decorator(
     ignoreStatusChanges: false,
     related: undefined,
   }
-  const sync = (cached: KubeObject) =>
-    syncDecoratorTarget(
-      controller,
-      { client },
-      rule,
-      new Map([[TYPE, new ObjectStore()]]),
-      cached,
-      AbortSignal.timeout(5000),
-      silentLogger
-    )
+  const kind = decoratorKind({
+    controller,
+    writes: { client },
+    rules: [rule],
+    resyncPeriodMs: undefined,
+    events: { record: () => undefined },
+    log: silentLogger,
+  })
+  // Through the kind, as the parent loop syncs: the key names the target's rule (the only one).
+  const sync = (cached: KubeObject) => syncThroughKind(kind, client, `0:${objectKey(cached)}`)
   return { client, calls, sync }
 }
 
-describe('syncDecoratorTarget', () => {
+describe('a DecoratorController sync', () => {
   it("writes the answer's labels on the target and creates its attachments, marked", async () => {
     const { client, sync } = decorator(
       { sync: true },

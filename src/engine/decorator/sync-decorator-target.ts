@@ -26,7 +26,6 @@ import type { EventSink } from '../events/event-recorder.js'
 import { shouldManageChildren } from '../sync/finalizer-step.js'
 import { planSync } from '../sync/plan-sync.js'
 import type { SyncRules } from '../sync/plan-sync.js'
-import { runSync } from '../sync/run-sync.js'
 import type { SyncAnswer, SyncOutcome, SyncStrategy } from '../sync/run-sync.js'
 import { isAttachmentOf } from './attachment-rules.js'
 import { decorateTarget, writeDecoratedTarget } from './decorate-target.js'
@@ -163,17 +162,4 @@ async function applyDecorator(
       log.info('attachments changed', { ...done })
   }
   return true
-}
-
-/** Syncs one target through the pipeline with the decorator strategy. */
-export function syncDecoratorTarget(
-  controller: DecoratorController,
-  writes: DecoratorWrites,
-  rule: TargetRule,
-  caches: AttachmentCaches,
-  cached: KubeObject,
-  signal: AbortSignal,
-  log: Logger
-): Promise<Action> {
-  return runSync(decoratorStrategy(controller, writes, rule, caches), cached, signal, log)
 }

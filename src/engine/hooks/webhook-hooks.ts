@@ -23,7 +23,7 @@ import type {
   HookFunction,
   HookName,
 } from '../../api/hook-model.js'
-import type { DecodedResponse } from '../../api/wire/decode-response.js'
+import type { DecodedResponse } from '../../api/wire/response-reader.js'
 import { hookCodec } from '../../api/wire/codecs.js'
 import type { Logger } from '../../runtime/diagnostics/logger.js'
 import type { HookMetrics, HookRequestObserver } from '../metrics/hook-metrics.js'

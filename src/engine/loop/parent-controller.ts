@@ -26,6 +26,8 @@ import { ShardGuard } from '../sharding/shard-guard.js'
 import type { WorkQueueMetrics } from '../../runtime/queue/work-queue-metrics.js'
 import { objectKey } from '../../core/object-key.js'
 import { isSyncResultOnlyUpdate, recordingSyncRequest } from './sync-request-recorder.js'
+import { composeSync } from './sync-chain.js'
+import type { SyncStep } from './sync-chain.js'
 import type { SyncResultWriter } from './sync-request-recorder.js'
 
 /** A watched collection: a resource and an optional scope. */
@@ -141,20 +143,12 @@ export class ParentController {
     const recovery = new HookRecovery((keys) => {
       this.#enqueue(keys)
     })
-    const sync = (key: string, context: ReconcileContext): Promise<Action> => {
-      const write = options.syncResults
-      if (write === undefined) return kind.sync(key, context, this.#caches)
-      const parent = kind.parentOf?.(key, this.#caches)
-      return recordingSyncRequest(parent, this.#parentRef(parent), write, () =>
-        kind.sync(key, context, this.#caches)
-      )
-    }
     this.#loop = new ControllerLoop({
       queue: this.#queue,
-      reconcile: (key, context) =>
-        this.#guard === undefined
-          ? sync(key, context)
-          : this.#guard.run(key, () => sync(key, context)),
+      // The way into a sync, outermost first; the kind's own steps follow in `kind.sync`.
+      reconcile: composeSync([shardStep(this.#guard), this.#syncRequestStep()], (key, context) =>
+        kind.sync(key, context, this.#caches)
+      ),
       workers: options.workers ?? 5,
       observer: {
         onOutcome: (key, outcome, durationMs) => {
@@ -164,6 +158,16 @@ export class ParentController {
       },
       ...(options.gate === undefined ? {} : { gate: options.gate }),
     })
+  }
+
+  /** Answers a `metactl sync` request the cached parent carries; absent when nobody answers. */
+  #syncRequestStep(): SyncStep | undefined {
+    const { kind, syncResults: write } = this.#options
+    if (write === undefined) return undefined
+    return (key, _context, next) => {
+      const parent = kind.parentOf?.(key, this.#caches)
+      return recordingSyncRequest(parent, this.#parentRef(parent), write, next)
+    }
   }
 
   /** The resource of a cached parent: the source whose cache holds that very object. */
@@ -297,4 +301,9 @@ export class ParentController {
       await Promise.all([...leases.parents, ...leases.children].map((l) => l.release()))
     }
   }
+}
+
+/** Skips a parent outside this replica's shard (see {@link ShardGuard.run}); absent unsharded. */
+function shardStep(guard: ShardGuard | undefined): SyncStep | undefined {
+  return guard === undefined ? undefined : (key, _context, next) => guard.run(key, next)
 }

@@ -10,6 +10,7 @@ import type { Logger } from '../../runtime/diagnostics/logger.js'
 import { NotSyncedError, RetryAfterError } from '../../runtime/queue/reconcile-errors.js'
 import type { EventSink } from '../events/event-recorder.js'
 import { isForbidden } from '../forbidden/is-forbidden.js'
+import { messageOf } from '../../core/message-of.js'
 
 /**
  * Runs one parent's sync; when it throws, records the event and log line, then rethrows so that
@@ -26,7 +27,7 @@ export async function reportSyncError<T>(
     return await sync()
   } catch (error) {
     if (!(error instanceof RetryAfterError) && !(error instanceof NotSyncedError)) {
-      const message = error instanceof Error ? error.message : String(error)
+      const message = messageOf(error)
       events.record(parent, 'Warning', 'SyncError', `Sync error: ${message}`)
       if (!isForbidden(error)) log.warn('sync failed', { error })
     }

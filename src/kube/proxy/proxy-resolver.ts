@@ -123,3 +123,12 @@ export function processProxyResolver(): ProxyResolver | undefined {
   processResolver ??= { value: environmentProxyResolver(proxyEnvironmentFrom(process.env)) }
   return processResolver.value
 }
+
+/**
+ * The proxy of a cluster as client-go picks it: the kubeconfig's `proxy-url` when set (every
+ * request, no exemptions), else `HTTPS_PROXY`/`HTTP_PROXY`/`NO_PROXY` of the process.
+ */
+export function clientGoProxyResolver(proxyUrl: string | undefined): ProxyResolver | undefined {
+  if (proxyUrl !== undefined) return fixedProxyResolver(parseProxyUrl(proxyUrl, 'proxy-url'))
+  return processProxyResolver()
+}

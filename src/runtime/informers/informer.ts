@@ -35,114 +35,48 @@
  */
 import { objectKey } from '../../core/object-key.js'
 import type { KubeObject } from '../../core/kube-object.js'
-import { isJsonObject } from '../../core/kube-object.js'
 import { GoneError } from '../../kube/api-error.js'
 import type { WatchEvent } from '../../kube/watch-event.js'
 import { jitteredBackoffMs } from '../rate-limit/backoff.js'
 import type { JitteredBackoffOptions } from '../rate-limit/backoff.js'
+import { abortableSleep } from '../clock/abortable-sleep.js'
 import { systemClock } from '../clock/clock.js'
 import { isAborted } from '../clock/is-aborted.js'
-import type { Clock, TimerHandle } from '../clock/clock.js'
+import type { Clock } from '../clock/clock.js'
+import { checkInformerOptions } from './informer-options.js'
+import type {
+  InformerHandlers,
+  InformerObserver,
+  InformerOptions,
+  InformerRestartReason,
+} from './informer-options.js'
+import { HandlerFanOut } from './handler-fan-out.js'
+import type { HandlerCall } from './handler-fan-out.js'
+import { listAllPages } from './list-all-pages.js'
 import type { ListWatcher } from './list-watcher.js'
 import { ObjectStore } from './object-store.js'
 import type { ObjectReader } from './object-store.js'
+import { watchOnce } from './watch-once.js'
+import type { WatchOutcome } from './watch-once.js'
+import { watchStatusError } from './watch-status-error.js'
 
-/** Callbacks for cache changes. */
-export interface InformerHandlers<T extends KubeObject = KubeObject> {
-  /** Receives an object that entered the cache. */
-  onAdd?(object: T): void
-  /** Receives the cached object and the one that replaced it (a newer resourceVersion). */
-  onUpdate?(oldObject: T, newObject: T): void
-  /** Receives the last known state of the deleted object. */
-  onDelete?(object: T): void
-}
-
-/**
- * Why an informer relisted or restarted its watch, for metrics: `initial` (the first list),
- * `gone` (410), `error` (any other failure), `idle` (the watchdog fired) or `closed` (a watch
- * ended without delivering anything).
- */
-export type InformerRestartReason = 'initial' | 'gone' | 'error' | 'idle' | 'closed'
-
-/** Observes informer lifecycle events, for metrics and logs; exceptions it throws are ignored. */
-export interface InformerObserver {
-  /** Called before each list, the first one included. */
-  onRelist?(description: string, reason: InformerRestartReason): void
-  /** Called when a watch is reopened for a reason other than a normal server timeout. */
-  onWatchRestart?(description: string, reason: InformerRestartReason): void
-  /** Called for each failure that is retried after `retryInMs`. */
-  onError?(description: string, error: unknown, retryInMs: number): void
-  /** Called when a handler throws; the informer goes on with the next handler. */
-  onHandlerError?(description: string, error: unknown): void
-}
-
-/** Options of {@link Informer}. */
-export interface InformerOptions {
-  /** Clock for backoff and the idle watchdog ({@link systemClock}). */
-  readonly clock?: Clock
-  /** Objects per list page (500, as client-go). */
-  readonly pageSize?: number
-  /** Server-side watch timeout range; a random value in it spreads reconnects (300–600 s). */
-  readonly watchTimeoutSeconds?: { readonly min: number; readonly max: number }
-  /** Restarts a watch that delivered nothing for this long (150 s; bookmarks come about every minute). */
-  readonly idleTimeoutMs?: number
-  /** Retry backoff after failures (800 ms doubling to 30 s, 20 % jitter). */
-  readonly backoff?: JitteredBackoffOptions
-  /** Source of uniform numbers in [0, 1) for jitter and watch timeouts (`Math.random`). */
-  readonly random?: () => number
-  /** Receives lifecycle events. */
-  readonly observer?: InformerObserver
-  /**
-   * Rewrites each object before it is cached and handed to handlers, e.g.
-   * {@link stripManagedFields} to save memory. It must keep `metadata.name`, `namespace` and
-   * `resourceVersion`.
-   */
-  readonly transform?: (object: KubeObject) => KubeObject
-}
-
-/**
- * Drops `metadata.managedFields`, which is often a third of an object's size and is only read by
- * server-side apply on the server (controller-runtime offers the same transform).
- */
-export function stripManagedFields(object: KubeObject): KubeObject {
-  if (!('managedFields' in object.metadata)) return object
-  const metadata = { ...object.metadata }
-  delete metadata['managedFields']
-  return { ...object, metadata }
-}
-
-/** Raised by the informer loop for an in-stream watch `ERROR` other than 410. */
-export class WatchStatusError extends Error {
-  override readonly name = 'WatchStatusError'
-  /** The `Status.code` of the error event. */
-  readonly code: number | undefined
-  /** Creates the error for a `Status` with this message and code. */
-  constructor(message: string, code: number | undefined) {
-    super(message)
-    this.code = code
-  }
-}
-
-/** How many times one list restarts after an expired continue token before it counts as failed. */
-const maxListRestarts = 3
-
-type WatchOutcome =
-  /** The stream ended after delivering events: a normal server-side timeout. */
-  | { readonly kind: 'ended' }
-  /** The stream ended without delivering anything. */
-  | { readonly kind: 'closed' }
-  /** The idle watchdog fired. */
-  | { readonly kind: 'idle' }
-  /** The stream reported 410. */
-  | { readonly kind: 'gone'; readonly error: WatchStatusError }
-
-type HandlerCall<T extends KubeObject> = (handlers: InformerHandlers<T>) => void
+// The informer's vocabulary lives beside it; its many importers keep importing it from here.
+export type {
+  InformerHandlers,
+  InformerObserver,
+  InformerOptions,
+  InformerRestartReason,
+} from './informer-options.js'
+export { stripManagedFields } from './informer-options.js'
+export { WatchStatusError } from './watch-status-error.js'
 
 /** Keeps an {@link ObjectReader} cache of one collection current and reports its changes. */
 export class Informer<T extends KubeObject = KubeObject> {
   readonly #source: ListWatcher<T>
   readonly #store = new ObjectStore<T>()
-  readonly #handlers = new Set<InformerHandlers<T>>()
+  readonly #handlers = new HandlerFanOut<T>((error) => {
+    this.#notify((observer) => observer.onHandlerError?.(this.description, error))
+  })
   readonly #clock: Clock
   readonly #options: InformerOptions
   readonly #random: () => number
@@ -166,19 +100,7 @@ export class Informer<T extends KubeObject = KubeObject> {
     this.#options = options
     this.#clock = options.clock ?? systemClock
     this.#random = options.random ?? Math.random
-    const { pageSize, idleTimeoutMs, watchTimeoutSeconds } = options
-    if (pageSize !== undefined && !(Number.isInteger(pageSize) && pageSize > 0)) {
-      throw new RangeError(`pageSize must be a positive integer, got ${pageSize}`)
-    }
-    if (idleTimeoutMs !== undefined && !(idleTimeoutMs > 0)) {
-      throw new RangeError(`idleTimeoutMs must be positive, got ${idleTimeoutMs}`)
-    }
-    if (
-      watchTimeoutSeconds !== undefined &&
-      !(watchTimeoutSeconds.min >= 0 && watchTimeoutSeconds.max >= watchTimeoutSeconds.min)
-    ) {
-      throw new RangeError('watchTimeoutSeconds needs 0 <= min <= max')
-    }
+    checkInformerOptions(options)
     // Checks the backoff options now: a RangeError inside the loop would end it.
     jitteredBackoffMs(0, this.#backoffOptions())
   }
@@ -222,13 +144,7 @@ export class Informer<T extends KubeObject = KubeObject> {
    * that come after: never a change twice.
    */
   subscribe(handlers: InformerHandlers<T>): () => void {
-    this.#handlers.add(handlers)
-    if (this.#synced) {
-      for (const object of this.#store.list()) this.#call(() => handlers.onAdd?.(object))
-    }
-    return () => {
-      this.#handlers.delete(handlers)
-    }
+    return this.#handlers.subscribe(handlers, this.#synced ? this.#store.list() : [])
   }
 
   /** Resolves once the cache is synced; rejects when `signal` aborts first. */
@@ -356,37 +272,11 @@ export class Informer<T extends KubeObject = KubeObject> {
   }
 
   async #relist(signal: AbortSignal): Promise<string> {
-    const pageSize = this.#options.pageSize ?? 500
-    const items: T[] = []
-    let token: string | undefined
-    let resourceVersion: string | undefined
-    let restarts = 0
-    for (;;) {
-      let page
-      try {
-        page = await untilAborted(
-          this.#source.listPage({
-            limit: pageSize,
-            signal,
-            ...(token === undefined ? {} : { continue: token }),
-          }),
-          signal
-        )
-      } catch (error) {
-        // An expired continue token means the snapshot is gone: start the list over.
-        if (error instanceof GoneError && token !== undefined && restarts < maxListRestarts) {
-          restarts++
-          items.length = 0
-          token = undefined
-          continue
-        }
-        throw error
-      }
-      items.push(...page.items)
-      resourceVersion = page.metadata.resourceVersion ?? ''
-      token = page.metadata.continue
-      if (token === undefined || token === '') break
-    }
+    const { items, resourceVersion } = await listAllPages(
+      this.#source,
+      this.#options.pageSize ?? 500,
+      signal
+    )
     this.#relists++
     this.#touch()
     this.#replace(items)
@@ -418,7 +308,7 @@ export class Informer<T extends KubeObject = KubeObject> {
     // Marked before the handlers run, so a handler subscribing meanwhile gets the whole cache.
     const first = !this.#synced
     this.#synced = true
-    this.#emit(calls)
+    this.#handlers.emit(calls)
     if (first) {
       for (const waiter of this.#syncWaiters) waiter()
       this.#syncWaiters.clear()
@@ -437,81 +327,26 @@ export class Informer<T extends KubeObject = KubeObject> {
       return
     }
     this.#store.upsert(object)
-    this.#emit([old === undefined ? (h) => h.onAdd?.(object) : (h) => h.onUpdate?.(old, object)])
+    this.#handlers.emit([
+      old === undefined ? (h) => h.onAdd?.(object) : (h) => h.onUpdate?.(old, object),
+    ])
   }
 
   async #watch(resourceVersion: string, outer: AbortSignal): Promise<WatchOutcome> {
     const range = this.#options.watchTimeoutSeconds ?? { min: 300, max: 600 }
     const timeoutSeconds = Math.round(range.min + (range.max - range.min) * this.#random())
     const idleTimeoutMs = this.#options.idleTimeoutMs ?? 150_000
-    const controller = new AbortController()
-    const onOuterAbort = (): void => {
-      controller.abort(outer.reason)
-    }
-    // A stop that came while the list was finishing must not let a watch open.
-    if (outer.aborted) onOuterAbort()
-    else outer.addEventListener('abort', onOuterAbort, { once: true })
-    const idleReason = new Error('watch idle')
-    let timer: TimerHandle | undefined
-    const armIdle = (): void => {
-      if (timer !== undefined) this.#clock.clearTimeout(timer)
-      timer = this.#clock.setTimeout(() => {
-        controller.abort(idleReason)
-      }, idleTimeoutMs)
-    }
-    let iterator: AsyncIterator<WatchEvent> | undefined
-    let sawEvent = false
-    try {
-      armIdle()
-      const events = await untilAborted(
-        this.#source.watch({ resourceVersion, timeoutSeconds, signal: controller.signal }),
-        controller.signal
-      )
-      iterator = events[Symbol.asyncIterator]()
-      for (;;) {
-        // Raced against the signal, so a stream that ignores its abort cannot hold the loop.
-        const step = await untilAborted(iterator.next(), controller.signal)
-        if (step.done === true) {
-          iterator = undefined
-          break
-        }
-        const event = step.value
-        if (event.type === 'ERROR') {
-          const error = this.#watchStatusError(event.object)
-          if (error.code === 410) return { kind: 'gone', error }
-          throw error
-        }
-        armIdle()
-        this.#touch()
-        if (!sawEvent) {
-          sawEvent = true
-          this.#failures = 0
-          this.#gones = 0
-        }
-        this.#applyEvent(event)
-        const rv = event.object.metadata.resourceVersion
-        if (rv !== undefined && rv !== '') this.#resourceVersion = rv
+    const options = { resourceVersion, timeoutSeconds, idleTimeoutMs, clock: this.#clock }
+    return watchOnce(this.#source, options, outer, (event, first) => {
+      this.#touch()
+      if (first) {
+        this.#failures = 0
+        this.#gones = 0
       }
-      return { kind: sawEvent ? 'ended' : 'closed' }
-    } catch (error) {
-      if (controller.signal.reason === idleReason && !outer.aborted) return { kind: 'idle' }
-      throw error
-    } finally {
-      if (timer !== undefined) this.#clock.clearTimeout(timer)
-      outer.removeEventListener('abort', onOuterAbort)
-      controller.abort(new Error('watch finished'))
-      if (iterator !== undefined) closeIterator(iterator)
-    }
-  }
-
-  /** The error an `ERROR` watch event carries. */
-  #watchStatusError(object: unknown): WatchStatusError {
-    const code = isJsonObject(object) ? object['code'] : undefined
-    const message = isJsonObject(object) ? object['message'] : undefined
-    return new WatchStatusError(
-      `watch of ${this.description} failed: ${typeof message === 'string' ? message : 'unknown error'}`,
-      typeof code === 'number' ? code : undefined
-    )
+      this.#applyEvent(event)
+      const rv = event.object.metadata.resourceVersion
+      if (rv !== undefined && rv !== '') this.#resourceVersion = rv
+    })
   }
 
   /** Applies one watch event (not an `ERROR`) to the cache and tells the handlers. */
@@ -525,13 +360,13 @@ export class Informer<T extends KubeObject = KubeObject> {
         // The event carries the object's final state, which is the last known one.
         const last = this.#transform(event.object as T)
         this.#store.remove(objectKey(last))
-        this.#emit([(h) => h.onDelete?.(last)])
+        this.#handlers.emit([(h) => h.onDelete?.(last)])
         break
       }
       case 'BOOKMARK':
         break
       case 'ERROR':
-        throw this.#watchStatusError(event.object)
+        throw watchStatusError(this.description, event.object)
       default: {
         const unreachable: never = event.type
         throw new Error(`unexpected watch event ${String(unreachable)}`)
@@ -541,28 +376,6 @@ export class Informer<T extends KubeObject = KubeObject> {
 
   #touch(): void {
     this.#lastEventAt = this.#clock.now()
-  }
-
-  /** Runs each call for the handlers subscribed now that are still subscribed when it runs. */
-  #emit(calls: readonly HandlerCall<T>[]): void {
-    if (calls.length === 0) return
-    const handlers = [...this.#handlers]
-    for (const call of calls) {
-      for (const handler of handlers) {
-        if (!this.#handlers.has(handler)) continue
-        this.#call(() => {
-          call(handler)
-        })
-      }
-    }
-  }
-
-  #call(fn: () => void): void {
-    try {
-      fn()
-    } catch (error) {
-      this.#notify((observer) => observer.onHandlerError?.(this.description, error))
-    }
   }
 
   #notify(report: (observer: InformerObserver) => void): void {
@@ -576,42 +389,6 @@ export class Informer<T extends KubeObject = KubeObject> {
   }
 
   #sleep(ms: number, signal: AbortSignal): Promise<void> {
-    if (signal.aborted) return Promise.resolve()
-    return new Promise((resolve) => {
-      const timer = this.#clock.setTimeout(() => {
-        signal.removeEventListener('abort', onAbort)
-        resolve()
-      }, ms)
-      const onAbort = (): void => {
-        this.#clock.clearTimeout(timer)
-        resolve()
-      }
-      signal.addEventListener('abort', onAbort, { once: true })
-    })
-  }
-}
-
-/** Settles as `promise` does, or rejects with the signal's reason as soon as `signal` aborts. */
-function untilAborted<V>(promise: Promise<V>, signal: AbortSignal): Promise<V> {
-  return new Promise<V>((resolve, reject) => {
-    const onAbort = (): void => {
-      reject(signal.reason as Error)
-    }
-    if (signal.aborted) onAbort()
-    else signal.addEventListener('abort', onAbort, { once: true })
-    promise
-      .finally(() => {
-        signal.removeEventListener('abort', onAbort)
-      })
-      .then(resolve, reject)
-  })
-}
-
-/** Asks an abandoned stream to release its resources, without waiting for it. */
-function closeIterator(iterator: AsyncIterator<unknown>): void {
-  try {
-    void Promise.resolve(iterator.return?.()).catch(() => undefined)
-  } catch {
-    // A stream whose return() throws is abandoned all the same.
+    return abortableSleep(ms, signal, this.#clock)
   }
 }

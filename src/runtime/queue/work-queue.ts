@@ -1,6 +1,7 @@
 import { ExponentialBackoff } from '../rate-limit/backoff.js'
 import { systemClock, type Clock, type TimerHandle } from '../clock/clock.js'
 import { TokenBucket } from '../rate-limit/token-bucket.js'
+import { QueueLane } from './queue-lane.js'
 import { noopWorkQueueMetrics, type WorkQueueMetrics } from './work-queue-metrics.js'
 
 /**
@@ -116,8 +117,8 @@ export class WorkQueue<K extends string = string> {
   readonly #backoff: ExponentialBackoff<K>
   readonly #bucket: TokenBucket
   readonly #highBurst: number
-  readonly #high = new Lane<K>()
-  readonly #low = new Lane<K>()
+  readonly #high = new QueueLane<K>()
+  readonly #low = new QueueLane<K>()
   /** Keys that need processing: queued in a lane, or held by a worker and to be queued again. */
   readonly #pending = new Map<K, PendingKey>()
   /** Keys held by workers, with the time they were handed out. */
@@ -349,7 +350,7 @@ export class WorkQueue<K extends string = string> {
     return this.#shuttingDown
   }
 
-  #lane(priority: WorkQueuePriority): Lane<K> {
+  #lane(priority: WorkQueuePriority): QueueLane<K> {
     return priority === 'high' ? this.#high : this.#low
   }
 
@@ -378,77 +379,5 @@ export class WorkQueue<K extends string = string> {
       this.#getters.shift()
       getter.hand(key)
     }
-  }
-}
-
-/** An entry of a lane's buffer; stale once its key was removed or queued again later. */
-interface LaneEntry<K> {
-  readonly key: K
-  readonly seq: number
-}
-
-/**
- * Keeps the keys of one priority lane in FIFO order, with O(1) push, shift and delete.
- *
- * @remarks
- * Deleting (to promote a key to the other lane) only forgets the key; its buffer entry turns
- * stale and is skipped when reached. The sequence number tells a stale entry from a later push
- * of the same key. Consumed and stale entries are compacted away once they make up half the
- * buffer, which keeps the cost amortised O(1) and the memory proportional to the lane.
- */
-class Lane<K> {
-  #buffer: LaneEntry<K>[] = []
-  #head = 0
-  /** Stale entries at or after the head. */
-  #stale = 0
-  #seq = 0
-  readonly #members = new Map<K, number>()
-
-  get size(): number {
-    return this.#members.size
-  }
-
-  push(key: K): void {
-    const seq = this.#seq++
-    this.#members.set(key, seq)
-    this.#buffer.push({ key, seq })
-  }
-
-  delete(key: K): boolean {
-    if (!this.#members.delete(key)) return false
-    this.#stale++
-    this.#compactIfSparse()
-    return true
-  }
-
-  shift(): K | undefined {
-    while (this.#head < this.#buffer.length) {
-      const entry = this.#buffer[this.#head++]
-      if (entry === undefined) continue
-      if (this.#members.get(entry.key) !== entry.seq) {
-        this.#stale--
-        continue
-      }
-      this.#members.delete(entry.key)
-      this.#compactIfSparse()
-      return entry.key
-    }
-    return undefined
-  }
-
-  #compactIfSparse(): void {
-    if (this.#members.size === 0) {
-      this.#buffer = []
-      this.#head = 0
-      this.#stale = 0
-      return
-    }
-    const dead = this.#head + this.#stale
-    if (dead < 1024 || dead * 2 < this.#buffer.length) return
-    this.#buffer = this.#buffer
-      .slice(this.#head)
-      .filter((entry) => this.#members.get(entry.key) === entry.seq)
-    this.#head = 0
-    this.#stale = 0
   }
 }

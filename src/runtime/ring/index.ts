@@ -5,6 +5,7 @@
  */
 export * from './fnv1a64.js'
 export * from './hash-ring.js'
+export * from './member-lease.js'
 export * from './member-table.js'
 export * from './ring-membership.js'
 export * from './ring-ownership.js'

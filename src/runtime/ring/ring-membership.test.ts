@@ -5,9 +5,10 @@ import { AlreadyExistsError, ConflictError, NotFoundError } from '../../kube/api
 import { FakeClock } from '../clock/fake-clock.js'
 import type { HashRing } from './hash-ring.js'
 import { HASH_SPACE_END } from './hash-ring.js'
-import type { RingClient } from './ring-membership.js'
-import { RING_LABEL, RING_MEMBER_ANNOTATION as RING_MEMBER } from './ring-membership.js'
-import { RING_VIEW_ANNOTATION, RingMembership, memberLeaseName } from './ring-membership.js'
+import type { RingClient } from './member-lease.js'
+import { RING_LABEL, RING_MEMBER_ANNOTATION as RING_MEMBER } from './member-lease.js'
+import { RING_VIEW_ANNOTATION, memberLeaseName } from './member-lease.js'
+import { RingMembership } from './ring-membership.js'
 import { viewId } from './member-table.js'
 import { settle as settleOnce, settleMany } from '../../../test/support/event-loop-turns.js'
 

@@ -28,33 +28,26 @@
 import { randomUUID } from 'node:crypto'
 import { hostname } from 'node:os'
 import type { KubeObject } from '../../core/kube-object.js'
-import { isJsonObject } from '../../core/kube-object.js'
-import { AlreadyExistsError, ConflictError, NotFoundError } from '../../kube/api-error.js'
-import type { DynamicClient } from '../../kube/dynamic-client.js'
+import { ConflictError, NotFoundError } from '../../kube/api-error.js'
 import { LEADER_ELECTION_DEFAULTS, LEASE_RESOURCE, microTime } from '../leader/leader-election.js'
 import type { Logger } from '../diagnostics/logger.js'
 import { silentLogger } from '../diagnostics/logger.js'
-import { shardHash } from './fnv1a64.js'
 import { HashRing } from './hash-ring.js'
+import {
+  memberLease,
+  memberLeaseName,
+  memberRecord,
+  memberRecords,
+  RING_LABEL,
+  writeMemberLease,
+} from './member-lease.js'
+import type { RingClient } from './member-lease.js'
 import { MemberTable, viewId } from './member-table.js'
-import type { MemberRecord } from './member-table.js'
 import { RingOwnership } from './ring-ownership.js'
 import { abortableSleep } from '../clock/abortable-sleep.js'
 import { isAborted } from '../clock/is-aborted.js'
 import type { Clock } from '../clock/clock.js'
 import { systemClock } from '../clock/clock.js'
-
-/** The label naming the ring a member Lease belongs to. */
-export const RING_LABEL = 'metacontroller.io/ring'
-
-/** The annotation naming the member a Lease belongs to (also once released). */
-export const RING_MEMBER_ANNOTATION = 'metacontroller.io/ring-member'
-
-/** The annotation holding the id of the ring a member announced. */
-export const RING_VIEW_ANNOTATION = 'metacontroller.io/ring-view'
-
-/** The calls membership makes: a {@link DynamicClient} or a test double. */
-export type RingClient = Pick<DynamicClient, 'get' | 'create' | 'update' | 'delete' | 'list'>
 
 /** Options of {@link RingMembership}. */
 export interface RingMembershipOptions {
@@ -91,25 +84,6 @@ export interface RingMembershipOptions {
 
 /** How long after a member's Lease expires the loop wakes to drop it: timers may fire early. */
 const EXPIRY_MARGIN_MS = 50
-
-/** The name of a member's Lease: the ring and a hash of the identity (any identity fits). */
-export function memberLeaseName(ring: string, identity: string): string {
-  return `${ring}-${shardHash(identity)}`
-}
-
-/** Reads a member Lease; undefined when it names no member. */
-export function memberRecord(lease: KubeObject): MemberRecord | undefined {
-  const spec = isJsonObject(lease['spec']) ? lease['spec'] : {}
-  const holder = typeof spec['holderIdentity'] === 'string' ? spec['holderIdentity'] : ''
-  const identity = lease.metadata.annotations?.[RING_MEMBER_ANNOTATION] ?? holder
-  if (identity === '') return undefined
-  return {
-    identity,
-    view: lease.metadata.annotations?.[RING_VIEW_ANNOTATION] ?? '',
-    resourceVersion: lease.metadata.resourceVersion ?? '',
-    released: holder === '',
-  }
-}
 
 /** One replica's membership of a ring. */
 export class RingMembership {
@@ -190,7 +164,7 @@ export class RingMembership {
   observeLeases(leases: readonly KubeObject[]): void {
     const now = this.#now()
     const before = this.#table.protocolState(now, this.#leaseMs, this.identity)
-    this.#table.observe(this.#records(leases), now)
+    this.#table.observe(memberRecords(leases), now)
     if (this.#table.protocolState(now, this.#leaseMs, this.identity) !== before) this.nudge()
   }
 
@@ -276,7 +250,7 @@ export class RingMembership {
       ...(signal === undefined ? {} : { signal }),
     })
     const now = this.#now()
-    this.#table.observe(this.#records(list.items), now)
+    this.#table.observe(memberRecords(list.items), now)
     await this.#cleanUp(list.items, now, signal)
     const live = this.#table.live(now, this.#leaseMs, this.identity)
     if (viewId(live) !== id) {
@@ -371,13 +345,6 @@ export class RingMembership {
     this.#lastRenewMs = undefined
   }
 
-  #records(leases: readonly KubeObject[]): MemberRecord[] {
-    return leases.flatMap((lease) => {
-      const record = memberRecord(lease)
-      return record === undefined ? [] : [record]
-    })
-  }
-
   /** Writes this member's Lease (created on the first call) with the announced ring. */
   async #renew(signal: AbortSignal | undefined): Promise<void> {
     // Past the renew deadline the others may already have taken this member's hashes (a long
@@ -391,54 +358,19 @@ export class RingMembership {
     const { client, namespace, ring } = this.#options
     const sentAt = this.#now()
     const name = memberLeaseName(ring, this.identity)
-    const lease = {
-      apiVersion: 'coordination.k8s.io/v1',
-      kind: 'Lease',
-      metadata: {
-        name,
-        namespace,
-        labels: { [RING_LABEL]: ring },
-        annotations: {
-          [RING_MEMBER_ANNOTATION]: this.identity,
-          [RING_VIEW_ANNOTATION]: this.#announced,
-        },
-      },
-      spec: {
-        holderIdentity: this.#releasing ? '' : this.identity,
-        leaseDurationSeconds: Math.ceil(this.#leaseMs / 1000),
-        renewTime: microTime(sentAt),
-      },
-    }
-    const options = { ...(signal === undefined ? {} : { signal }) }
-    const at = (resourceVersion: string): KubeObject => ({
-      ...lease,
-      metadata: { ...lease.metadata, resourceVersion },
+    const lease = memberLease({
+      name,
+      namespace,
+      ring,
+      identity: this.identity,
+      announced: this.#announced,
+      released: this.#releasing,
+      leaseDurationMs: this.#leaseMs,
+      renewTime: microTime(sentAt),
     })
-    // Only this member writes its Lease (the others only delete it once it is long dead), so a
-    // Lease that exists already, or changed since this member's last write, holds this member's
-    // own write whose answer was lost (a timeout): write again over the version read now rather
-    // than a retry period later, which a loaded member may not have before its renew deadline.
-    const overCurrent = async (): Promise<KubeObject> => {
-      const current = await client.get(LEASE_RESOURCE, name, { namespace, ...options })
-      return client.update(LEASE_RESOURCE, at(current.metadata.resourceVersion ?? ''), options)
-    }
     let written: KubeObject
     try {
-      if (this.#resourceVersion !== undefined) {
-        try {
-          written = await client.update(LEASE_RESOURCE, at(this.#resourceVersion), options)
-        } catch (error) {
-          if (!(error instanceof ConflictError)) throw error
-          written = await overCurrent()
-        }
-      } else {
-        try {
-          written = await client.create(LEASE_RESOURCE, lease, options)
-        } catch (error) {
-          if (!(error instanceof AlreadyExistsError)) throw error
-          written = await overCurrent()
-        }
-      }
+      written = await writeMemberLease(client, lease, this.#resourceVersion, signal)
     } catch (error) {
       // A write that landed without its answer leaves a stale version: read it again next time.
       if (error instanceof ConflictError || error instanceof NotFoundError)
@@ -449,6 +381,6 @@ export class RingMembership {
     // Counted from when the write was sent, so a successor's expiry outlives this member's writes.
     this.#lastRenewMs = sentAt
     this.#firstRenewMs ??= sentAt
-    this.#table.observe(this.#records([written]), this.#now())
+    this.#table.observe(memberRecords([written]), this.#now())
   }
 }
