@@ -13,6 +13,10 @@ RUN npm ci --ignore-scripts
 COPY tsconfig.base.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build
+# The image's SBOM (CycloneDX JSON, docs/deploy.md "Supply chain"): the production packages of the
+# same lock file the runtime stage installs, and the Node.js runtime of the same base image.
+COPY scripts/image-sbom.mjs ./scripts/
+RUN node scripts/image-sbom.mjs sbom.cdx.json
 
 FROM ${NODE_IMAGE}
 ARG VERSION=0.1.0
@@ -24,8 +28,11 @@ LABEL org.opencontainers.image.title="metacontroller-ts" \
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
-RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
+# npm's cache, logs and V8 compile cache go too: named or filled by the clock and by V8's own
+# choices, they would make every build's digest differ.
+RUN npm ci --omit=dev --ignore-scripts && rm -rf /root/.npm /tmp/node-compile-cache
 COPY --from=build /src/dist ./dist
+COPY --from=build /src/sbom.cdx.json ./sbom.cdx.json
 COPY bin ./bin
 COPY deploy/crds ./deploy/crds
 # Upstream's binary path, which upstream's manifests and chart name as the container's `command`:

@@ -8,7 +8,7 @@ SHELL := bash
 
 NODE_STAMP := node_modules/.package-lock.json
 
-.PHONY: help install controlplane node examples images helm check unit integration e2e build test demo demo-real run bench bench-large bench-upstream fuzz clean
+.PHONY: help install controlplane node examples images monitoring helm check unit integration e2e build test demo demo-real run bench bench-large bench-upstream fuzz clean
 
 help:
 	@echo "make demo          run the PodService demo on a local control plane (builds it on first use)"
@@ -19,6 +19,7 @@ help:
 	@echo "make node          build or reuse the real node: kubelet, kube-proxy, containerd, runc, CNI plugins, CoreDNS, images"
 	@echo "make examples      build or reuse what upstream's examples run on the real node: their images, jsonnetd, image-mirror"
 	@echo "make images        build the Dockerfiles without Docker (buildah; base images from Debian packages) and test the images"
+	@echo "make monitoring    build or reuse promtool and test the engine's alert rules with it (promtool check/test rules)"
 	@echo "make check         format check, lint and type-check only"
 	@echo "make bench         run the benchmarks in bench/, the compiled engine at 1,000 parents included (figures go to docs/performance.md)"
 	@echo "make bench-large   the 10,000-parent engine benchmarks, in-process and compiled (opt-in: long on 2 cores)"
@@ -57,12 +58,21 @@ examples: node
 # ~/.cache/metacontroller-ts/images, then the tests build and run each image, load two into a
 # real node with `metactl cluster load` (root), and run upstream's examples on one, engine (chart)
 # and hooks in-cluster (docs/compat.md). Not part of `make test` (cold: about 9 min on 2 busy
-# cores, 3.5 min of it the base images; upstream's examples add 6 min).
+# cores, 3.5 min of it the base images, and 2 min more for the two uncached engine builds of the
+# reproducibility test; upstream's examples add 6 min).
 images: install node examples helm
 	@tools/images/base-images.sh >/dev/null
 	node --import tsx --test --test-reporter=spec --test-concurrency=1 \
 	  test/images/dockerfile-builds.test.ts test/images/example-hook-images.test.ts \
-	  test/images/real-node-load.test.ts test/images/upstream-examples-in-cluster.test.ts
+	  test/images/real-node-load.test.ts test/images/engine-supply-chain.test.ts \
+	  test/images/upstream-examples-in-cluster.test.ts
+
+# The engine's alert rules (deploy/helm/metacontroller-ts/monitoring) under promtool, built from the
+# Prometheus Go module by tools/promtool/build.sh and reused from the cache. Not part of
+# `make test`: its cold build takes about 5 min on 2 busy cores.
+monitoring: install
+	@tools/promtool/build.sh >/dev/null
+	node --import tsx --test --test-reporter=spec test/monitoring/alert-rules.test.ts
 
 check: install
 	npm run format:check

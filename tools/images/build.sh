@@ -66,9 +66,22 @@ if command -v npm >/dev/null 2>&1; then
   chmod -R a+rX "$TMP/etc"
   MOUNTS+=(-v "$TMP/etc:/usr/local/etc:ro")
 fi
-log "building $FILE as $TAG (buildah bud, chroot isolation, cached layers)"
-"$HERE/buildah.sh" bud --isolation chroot --pull-never --layers --force-rm --format docker \
-  "${MOUNTS[@]}" "${ARGS[@]}" -f "$FILE" -t "$TAG" "$CONTEXT" >&2
+# Reproducible builds (docs/deploy.md, "Supply chain"): with SOURCE_DATE_EPOCH set (e.g. the
+# commit's time, `git log -1 --format=%ct`), the image's dates and every file in its layers carry
+# that time instead of the clock's, so one commit builds one digest. IMAGES_NO_CACHE=1 rebuilds
+# every layer instead of reusing cached ones (the reproducibility test builds twice so).
+REPRO=()
+FORMAT=docker
+if [[ -n "${SOURCE_DATE_EPOCH:-}" ]]; then
+  # The docker format's config records each build container's random hostname and ID (and so
+  # chains random parent IDs through the history); the OCI format records neither.
+  REPRO+=(--timestamp "$SOURCE_DATE_EPOCH")
+  FORMAT=oci
+fi
+[[ "${IMAGES_NO_CACHE:-}" != 1 ]] || REPRO+=(--no-cache)
+log "building $FILE as $TAG (buildah bud, chroot isolation, cached layers) ${REPRO[*]}"
+"$HERE/buildah.sh" bud --isolation chroot --pull-never --layers --force-rm --format "$FORMAT" \
+  "${REPRO[@]}" "${MOUNTS[@]}" "${ARGS[@]}" -f "$FILE" -t "$TAG" "$CONTEXT" >&2
 built=$(date +%s)
 mkdir -p "$(dirname "$OUT")"
 rm -f "$OUT.partial"

@@ -6,7 +6,7 @@ either used or refused with the value's name and what to use instead, never sile
 
 {{/* Every top-level value this chart reads; anything else fails the render. */}}
 {{- define "metacontroller-ts.knownValues" -}}
-replicas workload leaderElection sharding namespaceOverride image imagePullSecrets nameOverride fullnameOverride args extraArgs env ports resources serviceAccount rbac metrics podAnnotations podLabels priorityClassName podSecurityContext securityContext podDisruptionBudget topologySpreadConstraints serviceMonitor terminationGracePeriodSeconds nodeSelector tolerations affinity hostAliases command commandArgs probes clusterRole service global
+replicas workload leaderElection sharding namespaceOverride image imagePullSecrets nameOverride fullnameOverride args extraArgs env ports resources serviceAccount rbac metrics podAnnotations podLabels priorityClassName podSecurityContext securityContext podDisruptionBudget topologySpreadConstraints serviceMonitor prometheusRule grafanaDashboard terminationGracePeriodSeconds nodeSelector tolerations affinity hostAliases command commandArgs probes clusterRole service global
 {{- end }}
 
 {{- define "metacontroller-ts.checkValues" -}}
