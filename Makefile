@@ -55,16 +55,20 @@ examples: node
 # The Dockerfiles (engine, `metactl init` scaffold, PodService example, the hook images upstream's
 # examples name) built unchanged without Docker (docs/images.md): tools/images/ installs buildah
 # and debootstrap when missing, assembles the base images once into
-# ~/.cache/metacontroller-ts/images, then the tests build and run each image, load two into a
-# real node with `metactl cluster load` (root), and run upstream's examples on one, engine (chart)
-# and hooks in-cluster (docs/compat.md). Not part of `make test` (cold: about 9 min on 2 busy
-# cores, 3.5 min of it the base images, and 2 min more for the two uncached engine builds of the
-# reproducibility test; upstream's examples add 6 min).
+# ~/.cache/metacontroller-ts/images, then the tests build and run each image, and load two into a
+# real node with `metactl cluster load` (root); then docs/deploy-your-controller.md, every command
+# of it, on a real node from the packed package, every Pod we ship in namespaces enforcing the
+# restricted Pod Security Standard (helm), and upstream's examples with the engine (chart) and
+# their hooks in-cluster (docs/compat.md). Not part of `make test` (cold: about 22 min on 2 busy
+# cores, 3.5 min of it the base images, 4.5 min the two real-node tests of the page and of
+# restricted Pods, 2 min the two uncached engine builds of the reproducibility test, 6 min
+# upstream's examples).
 images: install node examples helm
 	@tools/images/base-images.sh >/dev/null
 	node --import tsx --test --test-reporter=spec --test-concurrency=1 \
 	  test/images/dockerfile-builds.test.ts test/images/example-hook-images.test.ts \
 	  test/images/real-node-load.test.ts test/images/engine-supply-chain.test.ts \
+	  test/images/deploy-your-controller-real-node.test.ts test/images/restricted-pods.test.ts \
 	  test/images/upstream-examples-in-cluster.test.ts
 
 # The engine's alert rules (deploy/helm/metacontroller-ts/monitoring) under promtool, built from the

@@ -53,7 +53,8 @@ function goVersion(env: NodeJS.ProcessEnv): Promise<string | undefined> {
   })
 }
 
-async function requireGo(env: NodeJS.ProcessEnv): Promise<void> {
+/** Throws a {@link CliError} saying what to do when `go` is missing or older than 1.26. */
+export async function requireGo(env: NodeJS.ProcessEnv): Promise<void> {
   const version = await goVersion(env)
   const minor = /^go1\.(\d+)/.exec(version ?? '')?.[1]
   if (minor !== undefined && Number(minor) >= MIN_GO_MINOR) return
@@ -65,13 +66,14 @@ async function requireGo(env: NodeJS.ProcessEnv): Promise<void> {
   )
 }
 
-function clock(ms: number): string {
+/** `mm:ss` of a duration. */
+export function clock(ms: number): string {
   const seconds = Math.floor(ms / 1000)
   return `${String(Math.floor(seconds / 60)).padStart(2, '0')}:${String(seconds % 60).padStart(2, '0')}`
 }
 
 /** Runs one build script, printing each line it writes with the time since the install began. */
-function runScript(
+export function runScript(
   script: string,
   env: NodeJS.ProcessEnv,
   progress: (line: string) => void,

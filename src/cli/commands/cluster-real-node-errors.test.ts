@@ -24,7 +24,10 @@ describe('metactl cluster up --runtime containerd on a machine without the node 
     assert.equal(code, 1)
     const text = err.join('\n')
     assert.match(text, /metactl: a real node cannot start on this machine; it needs:/)
-    assert.match(text, /kubelet, .* in \S+no-node-bin: run `bash \S+\/tools\/node\/build\.sh`/)
+    assert.match(
+      text,
+      /kubelet, .* in \S+no-node-bin: run `metactl cluster install --runtime containerd` \(it runs `bash \S+\/tools\/node\/build\.sh`\)/
+    )
     assert.doesNotMatch(text, /make node/)
     assert.doesNotMatch(text, /^\s+at /m)
   })

@@ -27,7 +27,7 @@ import type { PublishedPort } from '../../cluster/real-node/published-port.js'
 import { realNodeLayout } from '../../cluster/real-node/real-node-layout.js'
 import { RealNodePrerequisiteError } from '../../cluster/real-node/node-binaries.js'
 import { CliError } from '../cli-error.js'
-import { installClusterBinaries } from './cluster-install.js'
+import { installForRuntime } from './cluster-install-node.js'
 import { addLoadCommand } from './cluster-load.js'
 import type { CliIo } from '../cli-io.js'
 
@@ -325,10 +325,13 @@ export function clusterCommand(io: CliIo, setExitCode: (code: number) => void): 
         'tools/kwok/build.sh) for the binaries that are missing, into',
         '$XDG_CACHE_HOME/metacontroller-ts/controlplane (or $METACTL_CONTROLPLANE_BIN and',
         '$METACTL_KWOK_BIN). A cold build takes about 16 min on 2 idle cores, up to an hour on busy ones.',
+        'With --runtime containerd it then builds the real node (tools/node, tools/coredns,',
+        'tools/image-mirror: containerd, runc, CNI, kubelet, kube-proxy, CoreDNS, images) likewise.',
       ].join('\n')
     )
-    .action(async () => {
-      await installClusterBinaries({ io })
+    .option('--runtime <runtime>', 'kwok, or containerd to build a real node too', 'kwok')
+    .action(async (opts: { runtime: string }) => {
+      await installForRuntime(io, opts.runtime)
     })
   addUpCommand(cluster, io)
   cluster

@@ -15,15 +15,20 @@ describe('real node prerequisites', () => {
       { PATH: '/nonexistent' }
     )
     const text = missing.join('\n')
-    // The package's own scripts, by a path that exists: a user's project has no `make node`.
-    const build = /in \/nonexistent\/bin: run `bash (\S+\/tools\/node\/build\.sh)`/.exec(text)?.[1]
-    const images = /in \/nonexistent\/images: run `bash (\S+\/tools\/node\/images\.sh)`/.exec(
-      text
-    )?.[1]
+    // The package's command, and the script it runs by a path that exists: a user's project has
+    // no `make node`.
+    const build =
+      /in \/nonexistent\/bin: run `metactl cluster install --runtime containerd` \(it runs `bash (\S+\/tools\/node\/build\.sh)`/.exec(
+        text
+      )?.[1]
+    const images =
+      /in \/nonexistent\/images: run `metactl cluster install --runtime containerd` \(it runs `bash (\S+\/tools\/node\/images\.sh)`/.exec(
+        text
+      )?.[1]
     assert.ok(build !== undefined && existsSync(build), text)
     assert.ok(images !== undefined && existsSync(images), text)
     const coredns =
-      /coredns\.tar in \/nonexistent\/coredns: run `bash (\S+\/tools\/coredns\/build\.sh)`/.exec(
+      /coredns\.tar in \/nonexistent\/coredns: run `metactl cluster install --runtime containerd` \(it runs `bash (\S+\/tools\/coredns\/build\.sh)`/.exec(
         text
       )?.[1]
     assert.ok(coredns !== undefined && existsSync(coredns), text)

@@ -93,13 +93,16 @@ function executable(path: string): boolean {
 }
 
 /**
- * The command that builds a node part, as the package ships it: a project depending on
- * metacontroller-ts has no Makefile of ours, only the package's scripts.
+ * What builds a node part: the package's command (a project depending on metacontroller-ts has no
+ * Makefile of ours), and the shipped script it runs for this part.
  */
 function buildCommand(script: 'node/build.sh' | 'node/images.sh' | 'coredns/build.sh'): string {
   const path = fileURLToPath(new URL(`../../../tools/${script}`, import.meta.url))
-  return `run \`bash ${path}\``
+  return `run \`${INSTALL_NODE_COMMAND}\` (it runs \`bash ${path}\`)`
 }
+
+/** The command that builds every missing part of the real node. */
+export const INSTALL_NODE_COMMAND = 'metactl cluster install --runtime containerd'
 
 function onPath(command: string, env: NodeJS.ProcessEnv): boolean {
   return (env['PATH'] ?? '').split(delimiter).some((dir) => executable(join(dir, command)))
