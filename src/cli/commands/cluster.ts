@@ -38,11 +38,23 @@ export function defaultClusterDir(env: NodeJS.ProcessEnv = process.env): string 
   return join(stateHome, 'metacontroller-ts', 'cluster')
 }
 
+// Both names store into `dir`: `--cluster-dir` is the name `metactl dev` gives the same directory
+// (its `--dir` is the project); `--dir`, the first name, keeps working for existing scripts.
+class ClusterDirOption extends Option {
+  override attributeName(): string {
+    return 'dir'
+  }
+}
+
 function dirOption(): Option {
-  return new Option('--dir <dir>', 'control-plane directory (data, logs, kubeconfig)').default(
-    defaultClusterDir(),
-    '$XDG_STATE_HOME/metacontroller-ts/cluster'
-  )
+  return new ClusterDirOption(
+    '--cluster-dir <dir>',
+    'cluster directory (data, logs, kubeconfig; shared with metactl dev)'
+  ).default(defaultClusterDir(), '$XDG_STATE_HOME/metacontroller-ts/cluster')
+}
+
+function formerDirOption(): Option {
+  return new ClusterDirOption('--dir <dir>', 'the former name of --cluster-dir').hideHelp()
 }
 
 interface UpOptions {
@@ -68,7 +80,7 @@ async function up(io: CliIo, opts: UpOptions): Promise<void> {
     throw new CliError(
       `a control plane is already running in ${dir} (${pids}).\n` +
         `  Use it:   export KUBECONFIG=${state.kubeconfig}\n` +
-        `  Stop it:  metactl cluster down --dir ${dir}`
+        `  Stop it:  metactl cluster down --cluster-dir ${dir}`
     )
   }
   if (opts.runtime === 'containerd') {
@@ -105,7 +117,7 @@ async function up(io: CliIo, opts: UpOptions): Promise<void> {
   io.out(`Control plane ready: ${plane.config.server}`)
   io.out(`kubeconfig: ${plane.kubeconfigPath}`)
   io.out(`export KUBECONFIG=${plane.kubeconfigPath}`)
-  io.out(`Stop it with: metactl cluster down --dir ${dir}`)
+  io.out(`Stop it with: metactl cluster down --cluster-dir ${dir}`)
 }
 
 function gates(text: string): FeatureGates {
@@ -144,7 +156,7 @@ async function upRealNode(io: CliIo, dir: string, opts: UpOptions): Promise<void
   )
   io.out(`kubeconfig: ${cluster.kubeconfigPath}`)
   io.out(`export KUBECONFIG=${cluster.kubeconfigPath}`)
-  io.out(`Stop it with: metactl cluster down --dir ${dir}`)
+  io.out(`Stop it with: metactl cluster down --cluster-dir ${dir}`)
 }
 
 function published(text: string): PublishedPort {
@@ -281,6 +293,7 @@ function addUpCommand(cluster: Command, io: CliIo): Command {
     .command('up')
     .description('start a local control plane in the background and print its kubeconfig')
     .addOption(dirOption())
+    .addOption(formerDirOption())
     .option(
       '--crd <path>',
       'install a CRD manifest before the controllers start (repeatable)',
@@ -358,19 +371,23 @@ export function clusterCommand(io: CliIo, setExitCode: (code: number) => void): 
   addUpCommand(cluster, io)
   cluster
     .command('status')
-    .description('show whether the control plane in --dir is running and ready (exit 1 if not)')
+    .description(
+      'show whether the control plane in --cluster-dir is running and ready (exit 1 if not)'
+    )
     .addOption(dirOption())
+    .addOption(formerDirOption())
     .action(async (opts: { dir: string }) => {
       setExitCode(await status(io, opts))
     })
   cluster
     .command('down')
-    .description('stop the control plane in --dir; keeps its data for the next `up`')
+    .description('stop the control plane in --cluster-dir; keeps its data for the next `up`')
     .addOption(dirOption())
+    .addOption(formerDirOption())
     .action(async (opts: { dir: string }) => {
       await down(io, opts)
     })
-  addLoadCommand(cluster, io, dirOption)
+  addLoadCommand(cluster, io, () => [dirOption(), formerDirOption()])
   return cluster
 }
 

@@ -82,7 +82,7 @@ export function runningContainerd(dir: string): { sockets: string[]; ctr: string
   if (containerd === undefined || !isProcessRunning(containerd.pid, containerd.command)) {
     throw new ImageLoadError(
       `the real node in ${dir} is not running (containerd stopped); ` +
-        `start it again: metactl cluster down --dir ${dir} && metactl cluster up --runtime containerd --dir ${dir}`
+        `start it again: metactl cluster down --cluster-dir ${dir} && metactl cluster up --runtime containerd --cluster-dir ${dir}`
     )
   }
   const ctr = join(defaultNodeBinDir(), 'ctr')
@@ -96,7 +96,7 @@ export function runningContainerd(dir: string): { sockets: string[]; ctr: string
     if (!isProcessRunning(proc.pid, proc.command)) {
       throw new ImageLoadError(
         `real node ${index} in ${dir} is not running (containerd stopped); ` +
-          `start the cluster again: metactl cluster down --dir ${dir}, then cluster up`
+          `start the cluster again: metactl cluster down --cluster-dir ${dir}, then cluster up`
       )
     }
     sockets.push(realNodeLayout(dir, index).containerdSocket)
