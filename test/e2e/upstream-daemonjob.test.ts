@@ -13,8 +13,8 @@
 // cluster's image mirror. Needs root, `make node` and `make examples`.
 import assert from 'node:assert/strict'
 import { execFile, execFileSync } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
-import { homedir, tmpdir } from 'node:os'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { findFreePort, metacontrollerCrdFiles } from '../../src/testing/index.js'
@@ -28,25 +28,11 @@ import { kubectl, runDeploymentOnHost } from '../support/host-deployment.js'
 import type { HostDeployment } from '../support/host-deployment.js'
 import { spawnEngine } from '../support/spawned-engine.js'
 import type { SpawnedEngine } from '../support/spawned-engine.js'
+import { exampleImageArchive } from '../support/example-image-archive.js'
 
 const EXAMPLE = 'test/fixtures/upstream-examples/daemonjob'
 const HOOK = 'daemonjob-controller'
 const PAUSE_TAG = 'gcr.io/google_containers/pause:latest'
-
-function busyboxArchive(env: NodeJS.ProcessEnv = process.env): string {
-  const cache = env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache')
-  const dir =
-    env['METACTL_EXAMPLE_IMAGES'] ??
-    join(
-      cache,
-      'metacontroller-ts',
-      'controlplane',
-      'example-images-nginx-deb12-busybox-jsonnetd-1'
-    )
-  const archive = join(dir, 'busybox.tar')
-  if (!existsSync(archive)) throw new Error(`${archive} missing: run \`make examples\` first`)
-  return archive
-}
 
 // The node's pause image's one binary, re-packed under the name daemonjob's hook gives it.
 function pauseArchive(work: string): string {
@@ -120,7 +106,7 @@ describe("upstream's daemonjob example on two real nodes", () => {
   before(async () => {
     cluster = await startRealNodeCluster({
       crds: metacontrollerCrdFiles(),
-      images: [busyboxArchive(), pauseArchive(work)],
+      images: [exampleImageArchive('busybox'), pauseArchive(work)],
       realNodes: 2,
     })
     // The example expects Metacontroller installed, that is its namespace present.

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { homedir, tmpdir } from 'node:os'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import {
@@ -15,6 +15,7 @@ import {
   realNodeLayout,
   WEB_IMAGE,
 } from '../../src/cluster/real-node/real-node-layout.js'
+import { exampleImageArchive } from '../support/example-image-archive.js'
 import { loadImages } from '../../src/cluster/images/load-images.js'
 import { readRealNodeState } from '../../src/cluster/real-node/real-node-state.js'
 import type { RealNodeState } from '../../src/cluster/real-node/real-node-state.js'
@@ -284,18 +285,7 @@ describe('two real nodes on one Pod network', () => {
   })
 
   it('loads an image archive into every node (cluster load), so a Pod on node 2 runs it', async () => {
-    const cache = process.env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache')
-    const archive =
-      process.env['METACTL_EXAMPLE_IMAGES'] === undefined
-        ? join(
-            cache,
-            'metacontroller-ts',
-            'controlplane',
-            'example-images-nginx-deb12-busybox-jsonnetd-1',
-            'busybox.tar'
-          )
-        : join(process.env['METACTL_EXAMPLE_IMAGES'], 'busybox.tar')
-    assert.ok(existsSync(archive), `${archive} missing: run \`make examples\``)
+    const archive = exampleImageArchive('busybox')
     const names = await loadImages({ dir, sources: [{ kind: 'archive', path: archive }] })
     assert.ok(names.length > 0, 'the archive names an image')
     const image = names[0] ?? ''
