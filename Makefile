@@ -46,27 +46,30 @@ node:
 	@tools/traefik/build.sh >/dev/null
 	@tools/coredns/build.sh >/dev/null
 
-# Upstream's examples on the real node (test/e2e/upstream-examples-real-node.test.ts): nginx,
-# busybox and jsonnetd images, tools/jsonnetd for their Jsonnet hooks, and the image mirror.
+# Upstream's examples on the real node (test/images/upstream-examples-in-cluster.test.ts): the
+# nginx and busybox images their children run, tools/jsonnetd, and the image mirror.
 examples: node
 	@tools/node/example-images.sh >/dev/null
 	@tools/image-mirror/build.sh >/dev/null
 
-# The Dockerfiles (engine, `metactl init` scaffold, PodService example) built unchanged without
-# Docker (docs/images.md): tools/images/ installs buildah and debootstrap when missing, assembles
-# the base images once into ~/.cache/metacontroller-ts/images, then the tests build and run each
-# image, and load two into a real node with `metactl cluster load` (root); then
-# docs/deploy-your-controller.md, every command of it, on a real node from the packed package,
-# and every Pod we ship in namespaces enforcing the restricted Pod Security Standard (helm).
-# Not part of `make test` (cold: about 16 min on 2 busy cores, 3.5 min of it the base images,
-# 4.5 min the two real-node tests of the page and of restricted Pods, 2 min the two uncached
-# engine builds of the reproducibility test).
-images: install node helm
+# The Dockerfiles (engine, `metactl init` scaffold, PodService example, the hook images upstream's
+# examples name) built unchanged without Docker (docs/images.md): tools/images/ installs buildah
+# and debootstrap when missing, assembles the base images once into
+# ~/.cache/metacontroller-ts/images, then the tests build and run each image, and load two into a
+# real node with `metactl cluster load` (root); then docs/deploy-your-controller.md, every command
+# of it, on a real node from the packed package, every Pod we ship in namespaces enforcing the
+# restricted Pod Security Standard (helm), and upstream's examples with the engine (chart) and
+# their hooks in-cluster (docs/compat.md). Not part of `make test` (cold: about 22 min on 2 busy
+# cores, 3.5 min of it the base images, 4.5 min the two real-node tests of the page and of
+# restricted Pods, 2 min the two uncached engine builds of the reproducibility test, 6 min
+# upstream's examples).
+images: install node examples helm
 	@tools/images/base-images.sh >/dev/null
 	node --import tsx --test --test-reporter=spec --test-concurrency=1 \
-	  test/images/dockerfile-builds.test.ts test/images/real-node-load.test.ts \
-	  test/images/engine-supply-chain.test.ts \
-	  test/images/deploy-your-controller-real-node.test.ts test/images/restricted-pods.test.ts
+	  test/images/dockerfile-builds.test.ts test/images/example-hook-images.test.ts \
+	  test/images/real-node-load.test.ts test/images/engine-supply-chain.test.ts \
+	  test/images/deploy-your-controller-real-node.test.ts test/images/restricted-pods.test.ts \
+	  test/images/upstream-examples-in-cluster.test.ts
 
 # The engine's alert rules (deploy/helm/metacontroller-ts/monitoring) under promtool, built from the
 # Prometheus Go module by tools/promtool/build.sh and reused from the cache. Not part of

@@ -1,6 +1,6 @@
-import { accessSync, constants } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
+import { isExecutable } from './is-executable.js'
 
 /** Kubernetes release the local control plane is built from (keep in step with build.sh). */
 export const KUBERNETES_VERSION = 'v1.37.2'
@@ -46,20 +46,11 @@ export function defaultKwokPath(env: NodeJS.ProcessEnv = process.env): string {
   return join(cacheRoot, 'metacontroller-ts', 'controlplane', `kwok-${KWOK_VERSION}`, 'kwok')
 }
 
-function executable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK)
-    return true
-  } catch {
-    return false
-  }
-}
-
 // `$METACTL_KWOK_BIN`, else a `kwok` next to the other binaries, else the build cache.
 function findKwok(dir: string, env: NodeJS.ProcessEnv): string | undefined {
   const explicit = env['METACTL_KWOK_BIN']
-  if (explicit !== undefined) return executable(explicit) ? explicit : undefined
-  return [join(dir, 'kwok'), defaultKwokPath(env)].find(executable)
+  if (explicit !== undefined) return isExecutable(explicit) ? explicit : undefined
+  return [join(dir, 'kwok'), defaultKwokPath(env)].find(isExecutable)
 }
 
 /** The command that builds the missing binaries, named by every "missing binaries" message. */
@@ -78,7 +69,7 @@ export function missingBinaries(env: NodeJS.ProcessEnv = process.env): string[] 
   const dir = env['METACTL_CONTROLPLANE_BIN'] ?? defaultBinaryDir(env)
   const kube = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler']
   return [
-    ...kube.filter((name) => !executable(join(dir, name))),
+    ...kube.filter((name) => !isExecutable(join(dir, name))),
     ...(findKwok(dir, env) === undefined ? ['kwok'] : []),
   ]
 }
@@ -99,10 +90,10 @@ export function findControlPlaneBinaries(
     etcd: join(dir, 'etcd'),
     kubeApiserver: join(dir, 'kube-apiserver'),
     kubeControllerManager: join(dir, 'kube-controller-manager'),
-    kubeScheduler: executable(scheduler) ? scheduler : undefined,
+    kubeScheduler: isExecutable(scheduler) ? scheduler : undefined,
     kwok: findKwok(dir, env),
   }
-  if ([binaries.etcd, binaries.kubeApiserver, binaries.kubeControllerManager].every(executable)) {
+  if ([binaries.etcd, binaries.kubeApiserver, binaries.kubeControllerManager].every(isExecutable)) {
     return binaries
   }
   throw new MissingBinariesError(

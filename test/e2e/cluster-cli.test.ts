@@ -93,6 +93,24 @@ describe('metactl cluster', () => {
     assert.match(kwok.stderr, /--publish and --image need a real node: add --runtime containerd/)
   })
 
+  it('refuses --real-nodes without a real node, or beyond 8, before starting anything', async () => {
+    const simulated = await metactl(['cluster', 'up', '--dir', dir, '--real-nodes', '2'])
+    assert.equal(simulated.code, 1)
+    assert.match(simulated.stderr, /--real-nodes needs --runtime containerd/)
+    const tooMany = await metactl([
+      'cluster',
+      'up',
+      '--dir',
+      dir,
+      '--runtime',
+      'containerd',
+      '--real-nodes',
+      '9',
+    ])
+    assert.equal(tooMany.code, 1)
+    assert.match(tooMany.stderr, /--real-nodes must be an integer from 1 to 8, got "9"/)
+  })
+
   it('names the missing binaries and the command that installs them', async () => {
     const empty = mkdtempSync(join(tmpdir(), 'metactl-nobin-'))
     try {

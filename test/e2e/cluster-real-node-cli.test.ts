@@ -5,29 +5,16 @@
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
-import { homedir, tmpdir } from 'node:os'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
 import { promisify } from 'node:util'
 import { metactl } from '../support/run-metactl.js'
 import { realNodeLayout } from '../../src/cluster/real-node/real-node-layout.js'
 import { waitFor } from '../../src/runtime/clock/wait-for.js'
+import { exampleImageArchive } from '../support/example-image-archive.js'
 
 const exec = promisify(execFile)
-
-// tools/node/example-images.sh's busybox (make examples).
-function busyboxArchive(env: NodeJS.ProcessEnv = process.env): string {
-  const cache = env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache')
-  const dir =
-    env['METACTL_EXAMPLE_IMAGES'] ??
-    join(
-      cache,
-      'metacontroller-ts',
-      'controlplane',
-      'example-images-nginx-deb12-busybox-jsonnetd-1'
-    )
-  return join(dir, 'busybox.tar')
-}
 
 describe('metactl cluster up --runtime containerd', () => {
   const dir = mkdtempSync(join(tmpdir(), 'metactl-cli-rn-'))
@@ -46,7 +33,7 @@ describe('metactl cluster up --runtime containerd', () => {
       '--nodes',
       '1',
       '--image',
-      busyboxArchive(),
+      exampleImageArchive('busybox'),
       '--dir',
       dir,
     ])

@@ -40,7 +40,7 @@ describe('metactl completion', () => {
       'run render cluster init dev ring sync tree rbac types version completion',
       'cluster',
       'install up status down load',
-      '--dir --crd --port --nodes --runtime --feature-gates --audit-log --publish --image --help',
+      '--cluster-dir --crd --port --nodes --runtime --feature-gates --audit-log --publish --image --real-nodes --help',
       'yaml json',
       'bash zsh fish',
       '--namespace',

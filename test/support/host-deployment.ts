@@ -1,13 +1,13 @@
 // Stands in for the kubelet of a hook Deployment in the upstream examples: the engine runs on the
 // host, where no Service routes, so once the Deployment and the ConfigMaps and Secrets its volumes
-// name exist, their files are written to a temp dir and the container's program runs on the host
-// on a loopback port in place of its container port: a Python program through
-// test/support/host-python-hook.py, metacontroller/nodejs-server's hooks through
-// test/support/host-nodejs-hook.ts, metacontroller/jsonnetd's through tools/jsonnetd.
+// name exist, their files are written to a temp dir and the container's Python program runs on
+// the host (test/support/host-python-hook.py) on a loopback port in place of its container port.
+// (The examples whose hooks are images of ours run in-cluster instead:
+// test/images/upstream-examples-in-cluster.test.ts.)
 import { execFile, spawn } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { homedir, tmpdir } from 'node:os'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { waitFor } from '../../src/testing/index.js'
 
@@ -27,8 +27,6 @@ interface Volume {
 }
 
 interface Container {
-  readonly image?: string
-  readonly workingDir?: string
   readonly command?: string[]
   readonly volumeMounts?: { readonly name: string; readonly mountPath: string }[]
 }
@@ -60,24 +58,12 @@ async function volumeFiles(
     : data
 }
 
-// What runs the container's program on the host, by the upstream example image it names.
+// What runs the container's Python program on the host, from its copied volume.
 function hostCommand(
   container: Container,
   mounts: Record<string, string>,
   port: number
 ): [string, string[]] {
-  const image = container.image ?? ''
-  if (image.startsWith('metacontroller/nodejs-server:')) {
-    // The image's server loads NAME.js from /node/hooks for a POST to /NAME.
-    const hooks = mounts['/node/hooks'] ?? ''
-    const runner = join(import.meta.dirname, 'host-nodejs-hook.ts')
-    return [process.execPath, ['--import', 'tsx', runner, hooks, String(port)]]
-  }
-  if (image.startsWith('metacontroller/jsonnetd:')) {
-    // tools/jsonnetd: the image's protocol; its hooks are the working directory's files.
-    const hooks = mounts[container.workingDir ?? ''] ?? ''
-    return [jsonnetdBinary(), ['-addr', `127.0.0.1:${port}`, '-dir', hooks]]
-  }
   const program = container.command?.at(-1) ?? ''
   const mounted = Object.entries(mounts).find(([path]) => program.startsWith(`${path}/`))
   if (mounted === undefined) throw new Error(`the program ${program} is not on a volume`)
@@ -86,20 +72,9 @@ function hostCommand(
   return ['python3', [runner, local, JSON.stringify(mounts), String(port)]]
 }
 
-/** The jsonnetd tools/jsonnetd/build.sh builds (`$METACTL_JSONNETD_BIN` overrides it). */
-export function jsonnetdBinary(env: NodeJS.ProcessEnv = process.env): string {
-  const cache = env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache')
-  return (
-    env['METACTL_JSONNETD_BIN'] ??
-    join(cache, 'metacontroller-ts', 'controlplane', 'jsonnetd-1-go-jsonnet-v0.22.0', 'jsonnetd')
-  )
-}
-
 /**
  * Waits for Deployment `namespace/name` and its volumes' objects, then runs its first container's
- * program on the host with the mounts copied locally, serving on `port`: `python <program>`, or
- * for upstream's metacontroller/nodejs-server and metacontroller/jsonnetd images, what serves
- * their hooks the same way.
+ * program on the host with the mounts copied locally, serving on `port`: `python <program>`.
  */
 export async function runDeploymentOnHost(
   kubeconfig: string,

@@ -21,6 +21,16 @@ describe('metactl cluster load', () => {
     rmSync(work, { recursive: true, force: true })
   })
 
+  it('takes the cluster as --cluster-dir, the name metactl dev uses, and as its former name --dir', async () => {
+    for (const flag of ['--cluster-dir', '--dir']) {
+      const dir = join(work, flag.slice(2))
+      const { code, err } = await run(['cluster', 'load', flag, dir, 'hook:dev'])
+      assert.equal(code, 1)
+      assert.deepEqual(err.length, 1)
+      assert.ok(err[0]?.includes(`no cluster with a real node in ${dir}:`), err[0])
+    }
+  })
+
   it('needs at least one archive or image', async () => {
     const { code, err } = await run(['cluster', 'load', '--dir', work])
     assert.equal(code, 1)

@@ -36,22 +36,27 @@ export async function clusterLoad(io: CliIo, dir: string, args: readonly string[
   }
 }
 
-/** Adds `load` to `metactl cluster`; `dirOption` is the cluster's `--dir`. */
-export function addLoadCommand(cluster: Command, io: CliIo, dirOption: () => Option): Command {
-  return cluster
+/** Adds `load` to `metactl cluster`; `dirOptions` are the cluster's `--cluster-dir` (and `--dir`). */
+export function addLoadCommand(
+  cluster: Command,
+  io: CliIo,
+  dirOptions: () => readonly Option[]
+): Command {
+  const load = cluster
     .command('load')
     .description("load images into the running cluster's real node (no restart), like `kind load`")
     .argument(
       '[archive|image...]',
       'an image archive (docker save, tools/images/build.sh) or an image of the builder'
     )
-    .addOption(dirOption())
+  for (const option of dirOptions()) load.addOption(option)
+  return load
     .addHelpText(
       'after',
       [
         '',
         'A file is imported as an image archive; any other argument names an image built by',
-        'tools/images/build.sh, exported from its store. The images go to the real node of',
+        'tools/images/build.sh, exported from its store. The images go to every real node of',
         '`metactl cluster up --runtime containerd`. A Pod pulls an image without a tag, or tagged',
         '`latest`, on every start: give your images a tag of their own (e.g. `my-hook:dev`).',
       ].join('\n')

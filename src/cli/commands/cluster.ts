@@ -19,6 +19,7 @@ import {
   RealNodeStartError,
   startRealNodeCluster,
 } from '../../cluster/real-node/start-real-node-cluster.js'
+import { MAX_REAL_NODES } from '../../cluster/real-node/real-node-layout.js'
 import { stopRealNodeCluster } from '../../cluster/real-node/stop-real-node-cluster.js'
 import { removeVolumes } from '../../cluster/host-path-storage.js'
 import { readRealNodeState } from '../../cluster/real-node/real-node-state.js'
@@ -37,11 +38,23 @@ export function defaultClusterDir(env: NodeJS.ProcessEnv = process.env): string 
   return join(stateHome, 'metacontroller-ts', 'cluster')
 }
 
+// Both names store into `dir`: `--cluster-dir` is the name `metactl dev` gives the same directory
+// (its `--dir` is the project); `--dir`, the first name, keeps working for existing scripts.
+class ClusterDirOption extends Option {
+  override attributeName(): string {
+    return 'dir'
+  }
+}
+
 function dirOption(): Option {
-  return new Option('--dir <dir>', 'control-plane directory (data, logs, kubeconfig)').default(
-    defaultClusterDir(),
-    '$XDG_STATE_HOME/metacontroller-ts/cluster'
-  )
+  return new ClusterDirOption(
+    '--cluster-dir <dir>',
+    'cluster directory (data, logs, kubeconfig; shared with metactl dev)'
+  ).default(defaultClusterDir(), '$XDG_STATE_HOME/metacontroller-ts/cluster')
+}
+
+function formerDirOption(): Option {
+  return new ClusterDirOption('--dir <dir>', 'the former name of --cluster-dir').hideHelp()
 }
 
 interface UpOptions {
@@ -54,6 +67,7 @@ interface UpOptions {
   readonly auditLog?: string
   readonly publish: string[]
   readonly image: string[]
+  readonly realNodes?: string
 }
 
 async function up(io: CliIo, opts: UpOptions): Promise<void> {
@@ -66,7 +80,7 @@ async function up(io: CliIo, opts: UpOptions): Promise<void> {
     throw new CliError(
       `a control plane is already running in ${dir} (${pids}).\n` +
         `  Use it:   export KUBECONFIG=${state.kubeconfig}\n` +
-        `  Stop it:  metactl cluster down --dir ${dir}`
+        `  Stop it:  metactl cluster down --cluster-dir ${dir}`
     )
   }
   if (opts.runtime === 'containerd') {
@@ -78,6 +92,9 @@ async function up(io: CliIo, opts: UpOptions): Promise<void> {
   }
   if (opts.publish.length > 0 || opts.image.length > 0) {
     throw new CliError('--publish and --image need a real node: add --runtime containerd')
+  }
+  if (opts.realNodes !== undefined) {
+    throw new CliError('--real-nodes needs --runtime containerd')
   }
   const binaries = findControlPlaneBinaries()
   io.err(`Starting a local control plane in ${dir}`)
@@ -100,7 +117,7 @@ async function up(io: CliIo, opts: UpOptions): Promise<void> {
   io.out(`Control plane ready: ${plane.config.server}`)
   io.out(`kubeconfig: ${plane.kubeconfigPath}`)
   io.out(`export KUBECONFIG=${plane.kubeconfigPath}`)
-  io.out(`Stop it with: metactl cluster down --dir ${dir}`)
+  io.out(`Stop it with: metactl cluster down --cluster-dir ${dir}`)
 }
 
 function gates(text: string): FeatureGates {
@@ -121,6 +138,7 @@ async function upRealNode(io: CliIo, dir: string, opts: UpOptions): Promise<void
     ...(opts.port === undefined ? {} : { apiServerPort: parsePort(opts.port) }),
     publish: opts.publish.map(published),
     images: opts.image,
+    realNodes: parseRealNodes(opts.realNodes ?? '1'),
     onProgress: (message) => {
       io.err(`  ${message}`)
     },
@@ -132,10 +150,13 @@ async function upRealNode(io: CliIo, dir: string, opts: UpOptions): Promise<void
     throw userFacing ? new CliError(error.message) : error
   })
   await cluster.release()
-  io.out(`Cluster ready: ${cluster.config.server} (node ${cluster.nodeName}, containerd)`)
+  const nodes = cluster.nodeNames.length === 1 ? 'node' : 'nodes'
+  io.out(
+    `Cluster ready: ${cluster.config.server} (${nodes} ${cluster.nodeNames.join(', ')}, containerd)`
+  )
   io.out(`kubeconfig: ${cluster.kubeconfigPath}`)
   io.out(`export KUBECONFIG=${cluster.kubeconfigPath}`)
-  io.out(`Stop it with: metactl cluster down --dir ${dir}`)
+  io.out(`Stop it with: metactl cluster down --cluster-dir ${dir}`)
 }
 
 function published(text: string): PublishedPort {
@@ -150,6 +171,14 @@ function parseNodes(text: string): number {
   const nodes = Number(text)
   if (!/^\d+$/.test(text) || nodes > 256) {
     throw new CliError(`--nodes must be an integer from 0 to 256, got "${text}"`)
+  }
+  return nodes
+}
+
+function parseRealNodes(text: string): number {
+  const nodes = Number(text)
+  if (!/^\d+$/.test(text) || nodes < 1 || nodes > MAX_REAL_NODES) {
+    throw new CliError(`--real-nodes must be an integer from 1 to ${MAX_REAL_NODES}, got "${text}"`)
   }
   return nodes
 }
@@ -264,6 +293,7 @@ function addUpCommand(cluster: Command, io: CliIo): Command {
     .command('up')
     .description('start a local control plane in the background and print its kubeconfig')
     .addOption(dirOption())
+    .addOption(formerDirOption())
     .option(
       '--crd <path>',
       'install a CRD manifest before the controllers start (repeatable)',
@@ -302,6 +332,11 @@ function addUpCommand(cluster: Command, io: CliIo): Command {
       collect,
       []
     )
+    .option(
+      '--real-nodes <count>',
+      'with --runtime containerd: real nodes, each in a network namespace of its own on one ' +
+        'Pod network (default: 1)'
+    )
     .action(async (opts: UpOptions) => {
       await up(io, opts)
     })
@@ -336,19 +371,23 @@ export function clusterCommand(io: CliIo, setExitCode: (code: number) => void): 
   addUpCommand(cluster, io)
   cluster
     .command('status')
-    .description('show whether the control plane in --dir is running and ready (exit 1 if not)')
+    .description(
+      'show whether the control plane in --cluster-dir is running and ready (exit 1 if not)'
+    )
     .addOption(dirOption())
+    .addOption(formerDirOption())
     .action(async (opts: { dir: string }) => {
       setExitCode(await status(io, opts))
     })
   cluster
     .command('down')
-    .description('stop the control plane in --dir; keeps its data for the next `up`')
+    .description('stop the control plane in --cluster-dir; keeps its data for the next `up`')
     .addOption(dirOption())
+    .addOption(formerDirOption())
     .action(async (opts: { dir: string }) => {
       await down(io, opts)
     })
-  addLoadCommand(cluster, io, dirOption)
+  addLoadCommand(cluster, io, () => [dirOption(), formerDirOption()])
   return cluster
 }
 

@@ -33,7 +33,8 @@ export interface CommandSpec {
 export function commandSpec(command: Command, path: readonly string[] = []): CommandSpec {
   const flags: FlagSpec[] = []
   for (const option of command.options) {
-    if (option.long === undefined) continue
+    // Hidden options are former names kept for old scripts: not offered to new ones.
+    if (option.long === undefined || option.hidden) continue
     flags.push({
       long: option.long,
       ...(option.short === undefined ? {} : { short: option.short }),

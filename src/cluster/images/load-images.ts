@@ -13,7 +13,8 @@ import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
 import { isProcessRunning } from '../managed-process.js'
 import { defaultNodeBinDir } from '../real-node/node-binaries.js'
-import { realNodeLayout } from '../real-node/real-node-layout.js'
+import { MAX_REAL_NODES, realNodeLayout } from '../real-node/real-node-layout.js'
+import { componentName } from '../real-node/node-components.js'
 import { readRealNodeState } from '../real-node/real-node-state.js'
 import { exportImage } from './image-builder.js'
 
@@ -62,11 +63,12 @@ export function isRegularFile(path: string): boolean {
 }
 
 /**
- * Returns the running containerd of the real node in `dir` (its socket) or throws an
- * {@link ImageLoadError} saying what is wrong: no cluster, a cluster without a real node, a
- * stopped one, or missing node binaries.
+ * Returns the sockets of the running containerd of every real node in `dir` (node 1 first) or
+ * throws an {@link ImageLoadError} saying what is wrong: no cluster, a cluster without a real
+ * node, a stopped one, or missing node binaries. Every node gets the images, as `kind load` loads
+ * every node, so a Pod finds them wherever it is scheduled.
  */
-export function runningContainerd(dir: string): { socket: string; ctr: string } {
+export function runningContainerd(dir: string): { sockets: string[]; ctr: string } {
   const layout = realNodeLayout(dir)
   const state = readRealNodeState(layout.stateFile)
   if (state === undefined) {
@@ -80,14 +82,26 @@ export function runningContainerd(dir: string): { socket: string; ctr: string } 
   if (containerd === undefined || !isProcessRunning(containerd.pid, containerd.command)) {
     throw new ImageLoadError(
       `the real node in ${dir} is not running (containerd stopped); ` +
-        `start it again: metactl cluster down --dir ${dir} && metactl cluster up --runtime containerd --dir ${dir}`
+        `start it again: metactl cluster down --cluster-dir ${dir} && metactl cluster up --runtime containerd --cluster-dir ${dir}`
     )
   }
   const ctr = join(defaultNodeBinDir(), 'ctr')
   if (!existsSync(ctr)) {
     throw new ImageLoadError(`${ctr} is missing: the real node's binaries are not installed`)
   }
-  return { socket: layout.containerdSocket, ctr }
+  const sockets = [layout.containerdSocket]
+  for (let index = 2; index <= MAX_REAL_NODES; index++) {
+    const proc = state.processes.find((p) => p.name === componentName({ index }, 'containerd'))
+    if (proc === undefined) continue
+    if (!isProcessRunning(proc.pid, proc.command)) {
+      throw new ImageLoadError(
+        `real node ${index} in ${dir} is not running (containerd stopped); ` +
+          `start the cluster again: metactl cluster down --cluster-dir ${dir}, then cluster up`
+      )
+    }
+    sockets.push(realNodeLayout(dir, index).containerdSocket)
+  }
+  return { sockets, ctr }
 }
 
 /** Options of {@link loadImages}. */
@@ -100,7 +114,7 @@ export interface LoadImagesOptions {
 
 /** Imports every source into the real node's `k8s.io` namespace; resolves with their names. */
 export async function loadImages(options: LoadImagesOptions): Promise<string[]> {
-  const { socket, ctr } = runningContainerd(options.dir)
+  const { sockets, ctr } = runningContainerd(options.dir)
   const progress = options.onProgress ?? (() => undefined)
   const scratch = mkdtempSync(join(tmpdir(), 'metactl-load-'))
   const loaded: string[] = []
@@ -113,8 +127,13 @@ export async function loadImages(options: LoadImagesOptions): Promise<string[]> 
         progress(`exporting ${source.reference} from the image builder's store`)
         archive = await exportImage(source.reference, join(scratch, `image-${index}.tar`), progress)
       }
-      progress(`importing ${archive} into the real node's containerd`)
-      loaded.push(...(await ctrImport(ctr, socket, archive)))
+      const names = new Set<string>()
+      for (const [node, socket] of sockets.entries()) {
+        const where = sockets.length === 1 ? "the real node's containerd" : `real node ${node + 1}`
+        progress(`importing ${archive} into ${where}`)
+        for (const name of await ctrImport(ctr, socket, archive)) names.add(name)
+      }
+      loaded.push(...names)
     }
   } finally {
     rmSync(scratch, { recursive: true, force: true })

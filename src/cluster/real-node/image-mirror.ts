@@ -2,12 +2,14 @@
  * Extra image archives for a real node (`metactl cluster up --runtime containerd --image …`):
  * imported into containerd like the node's own images, and also served read-only by
  * tools/image-mirror inside the cluster's network namespace, which containerd asks first for any
- * docker.io image. A Pod whose image has no tag or the tag `latest` is pulled `Always` (upstream's
- * examples have such Pods, e.g. `image: busybox`); with no registry reachable that pull would
- * fail, so the mirror answers it with the archive's image. Nothing leaves the namespace.
+ * registry the archives' images name (docker.io, gcr.io, …). A Pod whose image has no tag or the
+ * tag `latest` is pulled `Always` (upstream's examples have such Pods, e.g. `image: busybox`);
+ * with no registry reachable that pull would fail, so the mirror answers it with the archive's
+ * image. Nothing leaves the namespace.
  *
  * @module
  */
+import { execFileSync } from 'node:child_process'
 import { accessSync, constants, mkdirSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
@@ -17,21 +19,56 @@ import { waitFor } from '../../runtime/clock/wait-for.js'
 import { RealNodePrerequisiteError } from './node-binaries.js'
 import type { RealNodeLayout } from './real-node-layout.js'
 
-/** Where the mirror listens: loopback of the cluster's own network namespace. */
-export const IMAGE_MIRROR_ADDRESS = '127.0.0.1:5000'
+/**
+ * Where the mirror listens: the first node's address (`NODE_IP`) in the cluster's own network
+ * namespace, which every real node reaches (extra-node-network.ts) and nothing outside does.
+ */
+export const IMAGE_MIRROR_ADDRESS = '10.245.0.1:5000'
 
 /** containerd's registry hosts directory of a real node (`config_path` of its CRI images). */
 export function registryHostsDir(layout: RealNodeLayout): string {
   return join(layout.nodeDir, 'certs.d')
 }
 
-/** The hosts.toml that sends docker.io pulls to the mirror first. */
-export function dockerHubHostsToml(): string {
+/**
+ * The registry host of an image reference, as containerd resolves it: the first path part when it
+ * looks like a host (a dot, a port or `localhost`), else Docker Hub.
+ */
+export function registryHost(reference: string): string {
+  const first = reference.split('/')[0] ?? ''
+  const isHost = reference.includes('/') && (/[.:]/.test(first) || first === 'localhost')
+  return isHost ? first : 'docker.io'
+}
+
+/** The hosts.toml that sends a registry's pulls to the mirror first. */
+export function mirrorHostsToml(host: string): string {
+  const server = host === 'docker.io' ? 'https://registry-1.docker.io' : `https://${host}`
   return (
-    `server = "https://registry-1.docker.io"\n\n` +
+    `server = "${server}"\n\n` +
     `[host."http://${IMAGE_MIRROR_ADDRESS}"]\n` +
     `  capabilities = ["pull", "resolve"]\n`
   )
+}
+
+/** The image references an archive (`docker save` layout) is tagged with. */
+export function archiveTags(archive: string): string[] {
+  const text = execFileSync('tar', ['-xOf', archive, 'manifest.json'], { encoding: 'utf8' })
+  const manifest = JSON.parse(text) as { RepoTags?: string[] | null }[]
+  return manifest.flatMap((entry) => entry.RepoTags ?? [])
+}
+
+/**
+ * Writes a node's containerd hosts configuration: pulls from each registry some archive's image
+ * names (docker.io for `busybox`, gcr.io for `gcr.io/google_containers/pause`, …) go to the
+ * mirror first.
+ */
+export function writeRegistryHosts(layout: RealNodeLayout, archives: readonly string[]): void {
+  const hosts = new Set(archives.flatMap(archiveTags).map(registryHost))
+  for (const host of hosts) {
+    const hostsDir = join(registryHostsDir(layout), host)
+    mkdirSync(hostsDir, { recursive: true })
+    writeFileSync(join(hostsDir, 'hosts.toml'), mirrorHostsToml(host))
+  }
 }
 
 /**
@@ -69,8 +106,8 @@ export function requireImageMirror(archives: readonly string[]): string {
 }
 
 /**
- * Writes containerd's hosts configuration and starts the mirror on `archives` in the caller's
- * network namespace; resolves once it serves them all.
+ * Starts the mirror on `archives` in the caller's network namespace (each node's containerd is
+ * pointed at it by {@link writeRegistryHosts}); resolves once it serves them all.
  */
 export async function startImageMirror(
   layout: RealNodeLayout,
@@ -78,9 +115,6 @@ export async function startImageMirror(
   timeoutMs: number
 ): Promise<ManagedProcess> {
   const bin = requireImageMirror(archives)
-  const hostsDir = join(registryHostsDir(layout), 'docker.io')
-  mkdirSync(hostsDir, { recursive: true })
-  writeFileSync(join(hostsDir, 'hosts.toml'), dockerHubHostsToml())
   const proc = ManagedProcess.start(
     {
       name: 'image-mirror',

@@ -5,13 +5,14 @@
  *
  * @module
  */
-import { accessSync, constants, existsSync, readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { delimiter, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { KUBERNETES_VERSION } from '../control-plane-binaries.js'
 import { hostCgroupV1Mounts } from './cgroup-root.js'
 import { COREDNS_ARCHIVE, defaultCorednsDir } from './coredns-image.js'
+import { isExecutable } from '../is-executable.js'
 
 /** containerd release (keep in step with tools/node/build.sh). */
 export const CONTAINERD_VERSION = 'v2.4.2'
@@ -83,15 +84,6 @@ export const HOST_COMMANDS: readonly string[] = [
   'openssl',
 ]
 
-function executable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK)
-    return true
-  } catch {
-    return false
-  }
-}
-
 /**
  * What builds a node part: the package's command (a project depending on metacontroller-ts has no
  * Makefile of ours), and the shipped script it runs for this part.
@@ -105,7 +97,7 @@ function buildCommand(script: 'node/build.sh' | 'node/images.sh' | 'coredns/buil
 export const INSTALL_NODE_COMMAND = 'metactl cluster install --runtime containerd'
 
 function onPath(command: string, env: NodeJS.ProcessEnv): boolean {
-  return (env['PATH'] ?? '').split(delimiter).some((dir) => executable(join(dir, command)))
+  return (env['PATH'] ?? '').split(delimiter).some((dir) => isExecutable(join(dir, command)))
 }
 
 /**
@@ -121,7 +113,7 @@ export function missingPrerequisites(
   if (process.getuid?.() !== 0) {
     missing.push('root: the real node creates namespaces, cgroups and mounts; run as root')
   }
-  const bins = NODE_BINARIES.filter((b) => !executable(join(paths.binDir, b)))
+  const bins = NODE_BINARIES.filter((b) => !isExecutable(join(paths.binDir, b)))
   if (bins.length > 0) {
     missing.push(`${bins.join(', ')} in ${paths.binDir}: ${buildCommand('node/build.sh')}`)
   }

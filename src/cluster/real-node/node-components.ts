@@ -20,7 +20,6 @@ import {
   kubeletConfigYaml,
   kubeProxyConfigYaml,
 } from './node-config-files.js'
-import { NODE_IP, REAL_NODE_NAME } from './real-node-layout.js'
 import type { RealNodeLayout } from './real-node-layout.js'
 import type { NodeComponentPaths } from './node-binaries.js'
 
@@ -31,13 +30,21 @@ export class NodeComponentError extends Error {
   override readonly name = 'NodeComponentError'
 }
 
+/** A component's name for node `layout.index`: `kubelet` for node 1, `kubelet-2` for node 2, … */
+export function componentName(layout: Pick<RealNodeLayout, 'index'>, name: string): string {
+  return layout.index === 1 ? name : `${name}-${layout.index}`
+}
+
+// Node 2 and later: `nsenter` enters the node's network namespace and execs the component, so the
+// pid and argv[0] recorded are the component's own.
 function spawnComponent(
   layout: RealNodeLayout,
-  name: string,
+  base: string,
   command: string,
   args: string[],
   env?: Record<string, string>
 ): ManagedProcess {
+  const name = componentName(layout, base)
   return ManagedProcess.start(
     {
       name,
@@ -45,6 +52,14 @@ function spawnComponent(
       args,
       logFile: join(layout.logsDir, `${name}.log`),
       ...(env === undefined ? {} : { env }),
+      ...(layout.netnsFile === undefined
+        ? {}
+        : {
+            launch: {
+              command: 'nsenter',
+              args: [`--net=${layout.netnsFile}`, '--', command, ...args],
+            },
+          }),
     },
     true
   )
@@ -89,7 +104,7 @@ export function writeNodeConfig(
   writeFileSync(layout.containerdConfig, containerdConfigToml(layout, paths.binDir))
   writeFileSync(join(layout.cniConfDir, '10-metactl.conflist'), cniConfList(layout))
   writeFileSync(layout.kubeletConfig, kubeletConfigYaml(layout))
-  writeFileSync(layout.kubeProxyConfig, kubeProxyConfigYaml(kubeconfig))
+  writeFileSync(layout.kubeProxyConfig, kubeProxyConfigYaml(kubeconfig, layout))
   // Pods resolve through the cluster DNS only: no search domain or nameserver of the host's.
   writeFileSync(layout.resolvConf, '')
 }
@@ -143,13 +158,13 @@ export async function startKubelet(
     `--kubeconfig=${kubeconfig}`,
     `--root-dir=${layout.kubeletRoot}`,
     `--cert-dir=${join(layout.kubeletRoot, 'pki')}`,
-    `--hostname-override=${REAL_NODE_NAME}`,
-    `--node-ip=${NODE_IP}`,
+    `--hostname-override=${layout.nodeName}`,
+    `--node-ip=${layout.nodeIp}`,
     '--v=2',
   ])
-  await awaitComponent(proc, timeoutMs, `Node ${REAL_NODE_NAME} to be Ready`, async () => {
+  await awaitComponent(proc, timeoutMs, `Node ${layout.nodeName} to be Ready`, async () => {
     try {
-      return isNodeReady(await client.get(NODES, REAL_NODE_NAME))
+      return isNodeReady(await client.get(NODES, layout.nodeName))
     } catch (error) {
       if (error instanceof NotFoundError) return false
       throw error
@@ -169,7 +184,7 @@ export async function startKubeProxy(
     '--v=2',
   ])
   await awaitComponent(proc, timeoutMs, 'kube-proxy /healthz', async () => {
-    const res = await fetch('http://127.0.0.1:10256/healthz')
+    const res = await fetch(`http://${layout.kubeProxyHealthz}/healthz`)
     await res.text()
     return res.ok
   })

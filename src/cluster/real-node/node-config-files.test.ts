@@ -6,6 +6,7 @@ import {
   containerdConfigToml,
   kubeletConfigYaml,
   kubeProxyConfigYaml,
+  nodeKubeconfigText,
 } from './node-config-files.js'
 import { CLUSTER_DNS_IP } from './cluster-dns-manifests.js'
 import { PAUSE_IMAGE, POD_SUBNET, realNodeLayout } from './real-node-layout.js'
@@ -78,5 +79,53 @@ describe('real node configuration files', () => {
   it('gives each cluster directory a cgroup of its own', () => {
     assert.notEqual(realNodeLayout('/a').cgroupRoot, realNodeLayout('/b').cgroupRoot)
     assert.match(layout.cgroupRoot, /^\/metactl-[0-9a-f]{10}$/)
+  })
+})
+
+describe('further real nodes', () => {
+  const second = realNodeLayout('/var/tmp/rn', 2)
+
+  it('gives each node its own name, address, Pod subnet, directories and cgroup', () => {
+    assert.equal(second.nodeName, 'metactl-real-node-2')
+    assert.equal(second.nodeIp, '10.245.0.2')
+    assert.equal(second.podSubnet, '10.244.1.0/24')
+    assert.equal(second.podGateway, '10.244.1.1')
+    assert.equal(second.nodeDir, '/var/tmp/rn/node-2')
+    assert.notEqual(second.containerdSocket, layout.containerdSocket)
+    // Below the first node's cgroup, so one walk finds every node's Pods at `down`.
+    assert.equal(second.cgroupRoot, `${layout.cgroupRoot}/node-2`)
+    assert.equal(layout.netnsFile, undefined)
+    assert.equal(second.netnsFile, '/var/tmp/rn/node-2/netns')
+  })
+
+  it('keeps the first node as a one-node cluster has it', () => {
+    assert.equal(layout.nodeName, 'metactl-real-node')
+    assert.equal(layout.podSubnet, POD_SUBNET)
+    assert.equal(layout.nodeDir, '/var/tmp/rn/node')
+  })
+
+  it("uses the node's own Pod subnet and name in CNI and kube-proxy", () => {
+    const conf = JSON.parse(cniConfList(second)) as {
+      plugins: { ipam?: { ranges: { subnet: string }[][] } }[]
+    }
+    assert.equal(conf.plugins[0]?.ipam?.ranges[0]?.[0]?.subnet, '10.244.1.0/24')
+    const proxy = parse(kubeProxyConfigYaml('/k', second)) as Record<string, unknown>
+    assert.equal(proxy['hostnameOverride'], 'metactl-real-node-2')
+    // Probed by the supervisor from the cluster's namespace, so on the node's address.
+    assert.equal(proxy['healthzBindAddress'], '10.245.0.2:10256')
+  })
+
+  it('points a further node at the API server by the hub address, not its own loopback', () => {
+    const text = 'clusters:\n- cluster:\n    server: https://127.0.0.1:6443\n'
+    assert.equal(
+      nodeKubeconfigText(text, 6443, '10.245.0.1'),
+      'clusters:\n- cluster:\n    server: https://10.245.0.1:6443\n'
+    )
+    assert.throws(() => nodeKubeconfigText(text, 7000, '10.245.0.1'), /does not name/)
+  })
+
+  it('refuses a node index outside 1..MAX_REAL_NODES', () => {
+    assert.throws(() => realNodeLayout('/a', 0), RangeError)
+    assert.throws(() => realNodeLayout('/a', 9), RangeError)
   })
 })

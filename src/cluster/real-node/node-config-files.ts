@@ -5,13 +5,7 @@
  * @module
  */
 import { stringify } from 'yaml'
-import {
-  CLUSTER_CIDR,
-  PAUSE_IMAGE,
-  POD_GATEWAY,
-  POD_SUBNET,
-  REAL_NODE_NAME,
-} from './real-node-layout.js'
+import { CLUSTER_CIDR, PAUSE_IMAGE, REAL_NODE_NAME } from './real-node-layout.js'
 import type { RealNodeLayout } from './real-node-layout.js'
 import { CLUSTER_DNS_IP, CLUSTER_DOMAIN } from './cluster-dns-manifests.js'
 
@@ -66,7 +60,11 @@ state = ${toml(layout.containerdState)}
 `
 }
 
-/** The CNI network: a `cni0` bridge as the Pods' gateway, host-local addresses, port maps. */
+/**
+ * The CNI network: a `cni0` bridge as the Pods' gateway, host-local addresses from the node's own
+ * Pod subnet, port maps. Each node's bridge is in its own network namespace; the cluster's routes
+ * join the subnets (extra-node-network.ts).
+ */
 export function cniConfList(layout: RealNodeLayout): string {
   const conf = {
     cniVersion: '1.0.0',
@@ -80,7 +78,7 @@ export function cniConfList(layout: RealNodeLayout): string {
         hairpinMode: true,
         ipam: {
           type: 'host-local',
-          ranges: [[{ subnet: POD_SUBNET, gateway: POD_GATEWAY }]],
+          ranges: [[{ subnet: layout.podSubnet, gateway: layout.podGateway }]],
           routes: [{ dst: '0.0.0.0/0' }],
           dataDir: layout.cniDataDir,
         },
@@ -135,18 +133,25 @@ export function kubeletConfigYaml(layout: RealNodeLayout): string {
 }
 
 /**
- * KubeProxyConfiguration: iptables mode inside the namespace; the conntrack settings that are
- * global to the kernel (nf_conntrack_max, its timeouts) are left alone.
+ * KubeProxyConfiguration: iptables mode inside the node's namespace; the conntrack settings that
+ * are global to the kernel (nf_conntrack_max, its timeouts) are left alone. The health endpoint is
+ * where the supervisor can reach it from the cluster's namespace.
  */
-export function kubeProxyConfigYaml(kubeconfigPath: string): string {
+export function kubeProxyConfigYaml(
+  kubeconfigPath: string,
+  node: Pick<RealNodeLayout, 'nodeName' | 'kubeProxyHealthz'> = {
+    nodeName: REAL_NODE_NAME,
+    kubeProxyHealthz: '127.0.0.1:10256',
+  }
+): string {
   return stringify({
     apiVersion: 'kubeproxy.config.k8s.io/v1alpha1',
     kind: 'KubeProxyConfiguration',
     clientConnection: { kubeconfig: kubeconfigPath },
     mode: 'iptables',
-    hostnameOverride: REAL_NODE_NAME,
+    hostnameOverride: node.nodeName,
     clusterCIDR: CLUSTER_CIDR,
-    healthzBindAddress: '127.0.0.1:10256',
+    healthzBindAddress: node.kubeProxyHealthz,
     metricsBindAddress: '127.0.0.1:10249',
     conntrack: {
       maxPerCore: 0,
@@ -155,4 +160,21 @@ export function kubeProxyConfigYaml(kubeconfigPath: string): string {
       tcpCloseWaitTimeout: '0s',
     },
   })
+}
+
+/**
+ * The kubeconfig of node 2 and later: the cluster's own, with the API server at the hub's node
+ * address instead of `127.0.0.1` (which, in the node's namespace, is the node itself). The
+ * server's certificate names that address too (cluster-pki.ts).
+ */
+export function nodeKubeconfigText(
+  clusterKubeconfig: string,
+  apiServerPort: number,
+  apiServerIp: string
+): string {
+  const local = `https://127.0.0.1:${apiServerPort}`
+  if (!clusterKubeconfig.includes(local)) {
+    throw new Error(`the cluster's kubeconfig does not name ${local}`)
+  }
+  return clusterKubeconfig.replaceAll(local, `https://${apiServerIp}:${apiServerPort}`)
 }

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { accessSync, constants, existsSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import { delimiter, join } from 'node:path'
 import { COREDNS_ARCHIVE, defaultCorednsDir } from './coredns-image.js'
 import { defaultImageMirrorBin } from './image-mirror.js'
@@ -15,6 +15,7 @@ import {
   HOST_COMMANDS,
   NODE_BINARIES,
 } from './node-binaries.js'
+import { isExecutable } from '../is-executable.js'
 
 /** One build script to run, and why. */
 export interface NodePartBuild {
@@ -28,17 +29,8 @@ export interface NodePartBuild {
   readonly env: Readonly<Record<string, string>>
 }
 
-function executable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK)
-    return true
-  } catch {
-    return false
-  }
-}
-
 function onPath(command: string, env: NodeJS.ProcessEnv): boolean {
-  return (env['PATH'] ?? '').split(delimiter).some((dir) => executable(join(dir, command)))
+  return (env['PATH'] ?? '').split(delimiter).some((dir) => isExecutable(join(dir, command)))
 }
 
 // The script's output variable, when the node is told to look elsewhere than the cache.
@@ -61,7 +53,9 @@ export function missingNodeParts(env: NodeJS.ProcessEnv = process.env): NodePart
   const builds: NodePartBuild[] = []
   const binDir = defaultNodeBinDir(env)
   const commands = HOST_COMMANDS.filter((c) => c !== 'openssl' && !onPath(c, env))
-  const bins = NODE_BINARIES.filter((b) => !executable(join(binDir, b))).map((b) => join(binDir, b))
+  const bins = NODE_BINARIES.filter((b) => !isExecutable(join(binDir, b))).map((b) =>
+    join(binDir, b)
+  )
   if (bins.length > 0 || commands.length > 0) {
     builds.push({
       part: 'containerd, runc, CNI plugins, kubelet and kube-proxy (and the host packages)',
@@ -92,7 +86,7 @@ export function missingNodeParts(env: NodeJS.ProcessEnv = process.env): NodePart
     })
   }
   const mirror = defaultImageMirrorBin(env)
-  if (!executable(mirror)) {
+  if (!isExecutable(mirror)) {
     builds.push({
       part: 'the image mirror',
       script: 'image-mirror/build.sh',

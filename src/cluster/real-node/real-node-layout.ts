@@ -7,8 +7,10 @@
 import { createHash } from 'node:crypto'
 import { join } from 'node:path'
 
-/** Name the kubelet registers the real node under. */
+/** Name the kubelet registers the (first) real node under. */
 export const REAL_NODE_NAME = 'metactl-real-node'
+/** Most real nodes one cluster runs: each takes one `/24` of {@link CLUSTER_CIDR}. */
+export const MAX_REAL_NODES = 8
 /** The node's address inside the cluster's network namespace (a veth end there). */
 export const NODE_IP = '10.245.0.1'
 /** Prefix length of {@link NODE_IP}'s network. */
@@ -52,6 +54,23 @@ export const PRIVATE_MOUNTS: readonly string[] = ['/run/containerd', '/var/lib/c
 /** Paths of one real node's cluster, all under its directory. */
 export interface RealNodeLayout {
   readonly dir: string
+  /** Which real node (1 for the first, which shares the cluster's network namespace). */
+  readonly index: number
+  readonly nodeName: string
+  /** The node's address on the cluster's node network. */
+  readonly nodeIp: string
+  /** The node's Pod addresses (its `cni0` bridge's host-local range). */
+  readonly podSubnet: string
+  readonly podGateway: string
+  /**
+   * Node 2 and later: the file the node's own network namespace is bound to (in the cluster's
+   * mount namespace only). Node 1 runs in the cluster's namespace itself.
+   */
+  readonly netnsFile?: string
+  /** The kubeconfig the node's kubelet and kube-proxy use (the API server as they reach it). */
+  readonly nodeKubeconfig: string
+  /** kube-proxy's health endpoint, which the supervisor probes from the cluster's namespace. */
+  readonly kubeProxyHealthz: string
   /** The cgroup (in every v1 hierarchy) the kubelet puts all Pods under. */
   readonly cgroupRoot: string
   readonly nodeDir: string
@@ -76,14 +95,37 @@ export interface RealNodeLayout {
   readonly logsDir: string
 }
 
-/** Returns the layout of a real node's cluster in `dir` (an absolute path). */
-export function realNodeLayout(dir: string): RealNodeLayout {
-  const nodeDir = join(dir, 'node')
-  // One cgroup per cluster directory, so two clusters (or a stale one) never share a tree.
+/** Name of real node `index` (1-based): `metactl-real-node`, `metactl-real-node-2`, … */
+export function realNodeName(index: number): string {
+  return index === 1 ? REAL_NODE_NAME : `${REAL_NODE_NAME}-${index}`
+}
+
+/**
+ * Returns the layout of real node `index` (1-based, default the first) of the cluster in `dir`
+ * (an absolute path). Node `k` has the address `10.245.0.k` and the Pods `10.244.(k-1).0/24`;
+ * node 1's paths are those of a one-node cluster.
+ */
+export function realNodeLayout(dir: string, index = 1): RealNodeLayout {
+  if (!Number.isInteger(index) || index < 1 || index > MAX_REAL_NODES) {
+    throw new RangeError(`real node index ${index} is not in 1..${MAX_REAL_NODES}`)
+  }
+  const first = index === 1
+  const nodeDir = join(dir, first ? 'node' : `node-${index}`)
+  // One cgroup per cluster directory, so two clusters (or a stale one) never share a tree; the
+  // other nodes' trees sit below the first's, so one walk finds and removes every node's Pods.
   const id = createHash('sha256').update(dir).digest('hex').slice(0, 10)
+  const nodeIp = first ? NODE_IP : `10.245.0.${index}`
   return {
     dir,
-    cgroupRoot: `/metactl-${id}`,
+    index,
+    nodeName: realNodeName(index),
+    nodeIp,
+    podSubnet: first ? POD_SUBNET : `10.244.${index - 1}.0/24`,
+    podGateway: first ? POD_GATEWAY : `10.244.${index - 1}.1`,
+    ...(first ? {} : { netnsFile: join(nodeDir, 'netns') }),
+    nodeKubeconfig: first ? join(dir, 'kubeconfig') : join(nodeDir, 'kubeconfig'),
+    kubeProxyHealthz: first ? '127.0.0.1:10256' : `${nodeIp}:10256`,
+    cgroupRoot: first ? `/metactl-${id}` : `/metactl-${id}/node-${index}`,
     nodeDir,
     containerdConfig: join(nodeDir, 'containerd.toml'),
     containerdRoot: join(nodeDir, 'containerd', 'root'),

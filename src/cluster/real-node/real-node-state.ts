@@ -15,6 +15,8 @@ export interface RealNodeState {
   readonly netns: string
   /** `mnt:[inode]` of its mount namespace. */
   readonly mntns: string
+  /** `net:[inode]` of the network namespace of each real node after the first (absent: one node). */
+  readonly nodeNetns?: readonly string[]
   readonly cgroupRoot: string
   readonly cgroupMounts: readonly string[]
   /** Empty host directories created as tmpfs mount points, removed on `down`. */

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { startControlPlane } from '../control-plane.js'
 import type { ControlPlane } from '../control-plane.js'
@@ -14,7 +15,7 @@ import { ManagedProcess } from '../managed-process.js'
 import type { RecordedProcess } from '../control-plane-state.js'
 import { waitFor } from '../../runtime/clock/wait-for.js'
 import { bindVolumes } from '../host-path-storage.js'
-import { requireImageMirror, startImageMirror } from './image-mirror.js'
+import { requireImageMirror, startImageMirror, writeRegistryHosts } from './image-mirror.js'
 import { startClusterDns } from './cluster-dns.js'
 import { COREDNS_ARCHIVE } from './coredns-image.js'
 import { createCgroupRoot, hostCgroupV1Mounts } from './cgroup-root.js'
@@ -27,6 +28,8 @@ import {
   setUpNodeNetwork,
 } from './namespace-setup.js'
 import { requireRealNodePrerequisites } from './node-binaries.js'
+import { createExtraNodeNetwork } from './extra-node-network.js'
+import { nodeKubeconfigText } from './node-config-files.js'
 import type { NodeComponentPaths } from './node-binaries.js'
 import {
   importImages,
@@ -54,6 +57,8 @@ export interface SupervisorOptions {
   readonly publish: readonly PublishedPort[]
   /** Image archives imported besides pause and web, and served by the cluster's image mirror (image-mirror.ts). */
   readonly images: readonly string[]
+  /** Real nodes, 1 to MAX_REAL_NODES (real-node-layout.ts); node 1 shares the cluster's namespace. */
+  readonly realNodes: number
 }
 
 const SERVICE_ACCOUNTS = {
@@ -67,7 +72,7 @@ function log(message: string): void {
   process.stderr.write(`${message}\n`)
 }
 
-// containerd (then the images), the kubelet and kube-proxy, each recorded as it starts.
+// One node: containerd (then the images), the kubelet and kube-proxy, each recorded as it starts.
 async function startNode(
   layout: RealNodeLayout,
   paths: NodeComponentPaths,
@@ -77,7 +82,10 @@ async function startNode(
 ): Promise<void> {
   const timeoutMs = options.startTimeoutMs
   const extra = options.images
-  writeNodeConfig(layout, paths, plane.kubeconfigPath)
+  // Node 1 shares the API server's namespace; the others reach it at the hub's address.
+  const kubeconfig = layout.index === 1 ? plane.kubeconfigPath : layout.nodeKubeconfig
+  writeNodeConfig(layout, paths, kubeconfig)
+  const who = layout.index === 1 ? '' : `${layout.nodeName}: `
   let started = Date.now()
   const containerd = await startContainerd(layout, paths, timeoutMs)
   record(containerd)
@@ -87,16 +95,40 @@ async function startNode(
     join(paths.corednsDir, COREDNS_ARCHIVE),
     ...extra,
   ])
-  if (extra.length > 0) record(await startImageMirror(layout, extra, timeoutMs))
-  log(`containerd ready, images imported in ${((Date.now() - started) / 1000).toFixed(1)} s`)
+  if (extra.length > 0) writeRegistryHosts(layout, extra)
+  log(`${who}containerd ready, images imported in ${((Date.now() - started) / 1000).toFixed(1)} s`)
   started = Date.now()
   const [kubelet, kubeProxy] = await Promise.all([
-    startKubelet(layout, paths, plane.kubeconfigPath, plane.client, timeoutMs),
+    startKubelet(layout, paths, kubeconfig, plane.client, timeoutMs),
     startKubeProxy(layout, paths, timeoutMs),
   ])
   record(kubelet)
   record(kubeProxy)
-  log(`kubelet and kube-proxy ready in ${((Date.now() - started) / 1000).toFixed(1)} s`)
+  log(`${who}kubelet and kube-proxy ready in ${((Date.now() - started) / 1000).toFixed(1)} s`)
+}
+
+// Every node at once; then waits until Pods can be admitted.
+async function startNodes(
+  layouts: readonly RealNodeLayout[],
+  paths: NodeComponentPaths,
+  plane: ControlPlane,
+  record: (proc: ManagedProcess) => void,
+  options: SupervisorOptions
+): Promise<void> {
+  for (const layout of layouts.slice(1)) {
+    const text = readFileSync(plane.kubeconfigPath, 'utf8')
+    writeFileSync(layout.nodeKubeconfig, nodeKubeconfigText(text, options.apiServerPort, NODE_IP))
+  }
+  if (options.images.length > 0) {
+    record(
+      await startImageMirror(
+        layouts[0] ?? realNodeLayout(options.dir),
+        options.images,
+        options.startTimeoutMs
+      )
+    )
+  }
+  await Promise.all(layouts.map((layout) => startNode(layout, paths, plane, record, options)))
   // Pods are admitted with a service-account token, so none can be created before this exists.
   await waitFor(
     async () => {
@@ -107,7 +139,11 @@ async function startNode(
         return false
       }
     },
-    { timeoutMs, intervalMs: 200, description: 'the default ServiceAccount' }
+    {
+      timeoutMs: options.startTimeoutMs,
+      intervalMs: 200,
+      description: 'the default ServiceAccount',
+    }
   )
 }
 
@@ -128,12 +164,16 @@ async function supervise(options: SupervisorOptions): Promise<void> {
   const paths = requireRealNodePrerequisites()
   if (options.images.length > 0) requireImageMirror(options.images)
   const cgroupMounts = hostCgroupV1Mounts()
+  const layouts = Array.from({ length: options.realNodes }, (_, i) =>
+    realNodeLayout(options.dir, i + 1)
+  )
   setUpNodeNetwork()
   maskGlobalSysctls(layout.sysctlDir)
   const processes: RecordedProcess[] = []
   let state: RealNodeState = {
     netns: namespaceId('self', 'net') ?? '',
     mntns: namespaceId('self', 'mnt') ?? '',
+    nodeNetns: layouts.slice(1).map(createExtraNodeNetwork),
     cgroupRoot: layout.cgroupRoot,
     cgroupMounts,
     createdDirs: [],
@@ -145,7 +185,8 @@ async function supervise(options: SupervisorOptions): Promise<void> {
   writeCreatedDirs([...readCreatedDirs(), ...state.createdDirs])
   // The host-path provisioner's volumes, where the kubelet and runc resolve them too.
   bindVolumes(options.dir)
-  createCgroupRoot(layout.cgroupRoot, cgroupMounts)
+  // The first node's cgroup before the others', which are below it.
+  for (const node of layouts) createCgroupRoot(node.cgroupRoot, cgroupMounts)
   writeRealNodeState(layout.stateFile, state)
   const record = (proc: ManagedProcess): void => {
     processes.push({ name: proc.spec.name, pid: proc.pid, command: proc.spec.command })
@@ -185,7 +226,7 @@ async function supervise(options: SupervisorOptions): Promise<void> {
       startForwarder(layout, `published-${port.hostPort}-inside`, published.args, published.command)
     )
   }
-  await startNode(layout, paths, plane, record, options)
+  await startNodes(layouts, paths, plane, record, options)
   await startClusterDns(plane.client, options.startTimeoutMs, log)
   await plane.release()
 }

@@ -28,7 +28,7 @@ import { logTail, ManagedProcess } from '../managed-process.js'
 import { forwarderCommand, siblingNodeCommand } from './forwarder-command.js'
 import { requireRealNodePrerequisites } from './node-binaries.js'
 import { requireImageMirror } from './image-mirror.js'
-import { REAL_NODE_NAME, realNodeLayout } from './real-node-layout.js'
+import { MAX_REAL_NODES, REAL_NODE_NAME, realNodeLayout, realNodeName } from './real-node-layout.js'
 import { readRealNodeState, writeRealNodeState } from './real-node-state.js'
 import { stopRealNodeCluster } from './stop-real-node-cluster.js'
 import { publishedPortSocket } from './published-port.js'
@@ -57,6 +57,11 @@ export interface RealNodeClusterOptions {
    * kubelet starts and served by the cluster's image mirror, so Pods pulled `Always` get them too.
    */
   readonly images?: readonly string[]
+  /**
+   * Real nodes, each with its own containerd, kubelet and kube-proxy in a network namespace of
+   * its own, all on one Pod network (default 1; at most {@link MAX_REAL_NODES}).
+   */
+  readonly realNodes?: number
 }
 
 /** A running cluster with a real node. */
@@ -66,8 +71,10 @@ export interface RealNodeCluster {
   readonly kubeconfigPath: string
   readonly config: ClusterConfig
   readonly client: DynamicClient
-  /** Name of the real node. */
+  /** Name of the (first) real node. */
   readonly nodeName: string
+  /** Names of all real nodes, the first one first. */
+  readonly nodeNames: readonly string[]
   /** Stops everything and removes what the cluster made (and a temporary dir). */
   stop(): Promise<RealNodeTeardown>
   /** Closes this handle's connections; the cluster keeps running (`metactl cluster up`). */
@@ -116,6 +123,10 @@ function runSupervisor(
 export async function startRealNodeCluster(
   options: RealNodeClusterOptions = {}
 ): Promise<RealNodeCluster> {
+  const realNodes = options.realNodes ?? 1
+  if (!Number.isInteger(realNodes) || realNodes < 1 || realNodes > MAX_REAL_NODES) {
+    throw new RangeError(`realNodes must be a whole number from 1 to ${MAX_REAL_NODES}`)
+  }
   requireRealNodePrerequisites()
   if (options.images !== undefined && options.images.length > 0) {
     requireImageMirror(options.images.map((i) => resolve(i)))
@@ -136,6 +147,7 @@ export async function startRealNodeCluster(
       startTimeoutMs: options.startTimeoutMs ?? 120_000,
       publish: options.publish ?? [],
       images: (options.images ?? []).map((i) => resolve(i)),
+      realNodes,
     },
     supervisorLog,
     (line) => {
@@ -151,7 +163,16 @@ export async function startRealNodeCluster(
     )
   }
   try {
-    return await connect(dir, apiServerPort, options.publish ?? [], options.dir === undefined)
+    const cluster = await connect(
+      dir,
+      apiServerPort,
+      options.publish ?? [],
+      options.dir === undefined
+    )
+    return {
+      ...cluster,
+      nodeNames: Array.from({ length: realNodes }, (_, i) => realNodeName(i + 1)),
+    }
   } catch (error) {
     await stopRealNodeCluster(dir)
     throw error
@@ -188,7 +209,7 @@ async function connect(
   apiServerPort: number,
   publish: readonly PublishedPort[],
   removeDir: boolean
-): Promise<RealNodeCluster> {
+): Promise<Omit<RealNodeCluster, 'nodeNames'>> {
   const layout = realNodeLayout(dir)
   startHostForwarder(dir, 'apiserver-forwarder', apiServerPort, layout.apiServerSocket)
   for (const port of publish) {

@@ -29,14 +29,18 @@ export interface RealNodeTeardown {
   readonly leftovers: readonly string[]
 }
 
-/** Pids of every process in the cluster's network or mount namespace. */
-export function namespacePids(state: Pick<RealNodeState, 'netns' | 'mntns'>): number[] {
+/** Pids of every process in the cluster's network or mount namespace, or a further node's. */
+export function namespacePids(
+  state: Pick<RealNodeState, 'netns' | 'mntns' | 'nodeNetns'>
+): number[] {
+  const netns = new Set([state.netns, ...(state.nodeNetns ?? [])])
   const pids: number[] = []
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue
     const pid = Number(entry)
     if (pid === process.pid) continue
-    if (namespaceId(pid, 'net') === state.netns || namespaceId(pid, 'mnt') === state.mntns) {
+    const net = namespaceId(pid, 'net')
+    if ((net !== undefined && netns.has(net)) || namespaceId(pid, 'mnt') === state.mntns) {
       pids.push(pid)
     }
   }
