@@ -1,5 +1,5 @@
 // The engine's alert rules (deploy/helm/metacontroller-ts/monitoring/metacontroller-ts-rules.yaml)
-// pass `promtool check rules`, and `promtool test rules` with deploy/monitoring/
+// pass `promtool check rules`, and `promtool test rules` with test/monitoring/
 // metacontroller-ts-rules.test.yaml: each alert fires on the series made for it, with its labels
 // and annotations, while every other alert, and all of them on a healthy engine whose series sit
 // at their thresholds, stay silent. A rule file with one threshold moved fails those tests, so
@@ -13,7 +13,7 @@ import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 
 const RULES = 'deploy/helm/metacontroller-ts/monitoring/metacontroller-ts-rules.yaml'
-const TESTS = 'deploy/monitoring/metacontroller-ts-rules.test.yaml'
+const TESTS = 'test/monitoring/metacontroller-ts-rules.test.yaml'
 
 interface Run {
   readonly code: number
@@ -72,24 +72,18 @@ describe('the alert rules under promtool', () => {
   it('fails the tests once a threshold moves under the healthy series', async () => {
     // The same tests against a copy of the rules whose in-flight threshold is 4, the healthy
     // engine's value: that alert now fires where the tests expect silence.
-    mkdirSync(join(work, 'helm/metacontroller-ts/monitoring'), { recursive: true })
-    mkdirSync(join(work, 'monitoring'))
+    // The copies keep the repository's layout: the tests name the rules by a relative path.
+    mkdirSync(join(work, 'deploy/helm/metacontroller-ts/monitoring'), { recursive: true })
+    mkdirSync(join(work, 'test/monitoring'), { recursive: true })
     const rules = readFileSync(RULES, 'utf8')
     const moved = rules.replace(
       '(metacontroller_sync_in_flight_requests) >= 5',
       '(metacontroller_sync_in_flight_requests) >= 4'
     )
     assert.notEqual(moved, rules)
-    writeFileSync(
-      join(work, 'helm/metacontroller-ts/monitoring/metacontroller-ts-rules.yaml'),
-      moved
-    )
-    copyFileSync(TESTS, join(work, 'monitoring/metacontroller-ts-rules.test.yaml'))
-    const tested = await run(promtool, [
-      'test',
-      'rules',
-      join(work, 'monitoring/metacontroller-ts-rules.test.yaml'),
-    ])
+    writeFileSync(join(work, RULES), moved)
+    copyFileSync(TESTS, join(work, TESTS))
+    const tested = await run(promtool, ['test', 'rules', join(work, TESTS)])
     assert.notEqual(tested.code, 0, tested.output)
     assert.match(tested.output, /alertname: MetacontrollerHookInFlight/)
   })
