@@ -23,25 +23,34 @@ export interface CheckedCompositeResponse<
   readonly finalized: boolean
 }
 
-/** The parts of a request a test gives; the rest gets empty defaults. */
-export interface CompositeFixture<Parent extends ObjectLike, Child extends ObjectLike> {
-  readonly parent: Parent
-  readonly children?: CompositeRequest<Parent, Child>['children']
+/** What a test may give either helper besides the parent or target and its objects. */
+export interface HookFixtureOptions {
+  /** Related objects (by type, then `namespace/name`), as the customize hook's rules select. */
   readonly related?: CompositeRequest['related']
   /**
-   * The CompositeController manifest (e.g. `readManifestFile('deploy/controller.yaml')[0]`): the
-   * hook receives it, and the answer is checked against its `childResources` and selector.
+   * The controller manifest (e.g. `readManifestFile('deploy/controller.yaml')[0]`): the hook
+   * receives it, and the answer is checked against its child or attachment rules (and a
+   * CompositeController's selector).
    */
   readonly controller?: KubeObject
   readonly finalizing?: boolean
-  /** The parent's CRD (parsed YAML): the parent is checked against its schema first. */
-  readonly parentCrd?: unknown
   /**
-   * The parent kind's scope, for a custom kind given without `parentCrd`: `Cluster` for a
-   * cluster-scoped parent (its namespaced children must then name their namespace). Built-in
+   * The parent or target kind's scope, for a custom kind given without its CRD: `Cluster` for a
+   * cluster-scoped one (its namespaced children must then name their namespace). Built-in
    * kinds (`Namespace`) and kinds whose CRD is given need none.
    */
   readonly scope?: FixtureScope
+}
+
+/** The parts of a request a test gives; the rest gets empty defaults. */
+export interface CompositeFixture<
+  Parent extends ObjectLike,
+  Child extends ObjectLike,
+> extends HookFixtureOptions {
+  readonly parent: Parent
+  readonly children?: CompositeRequest<Parent, Child>['children']
+  /** The parent's CRD (parsed YAML): the parent is checked against its schema first. */
+  readonly parentCrd?: unknown
 }
 
 /** A kind's scope, as a CRD's `spec.scope` says it. */
@@ -217,21 +226,15 @@ export interface CheckedDecoratorResponse<
 }
 
 /** The parts of a decorator request a test gives; the rest gets empty defaults. */
-export interface DecoratorFixture<Target extends ObjectLike, Attachment extends ObjectLike> {
+export interface DecoratorFixture<
+  Target extends ObjectLike,
+  Attachment extends ObjectLike,
+> extends HookFixtureOptions {
   /** The decorated object (`object` in the request). */
   readonly object: Target
   readonly attachments?: DecoratorRequest<Target, Attachment>['attachments']
-  readonly related?: DecoratorRequest['related']
-  /**
-   * The DecoratorController manifest: the hook receives it, and the attachments are checked
-   * against its `attachments` rules.
-   */
-  readonly controller?: KubeObject
-  readonly finalizing?: boolean
   /** The target's CRD (parsed YAML), when it is a custom resource: checked against first. */
   readonly objectCrd?: unknown
-  /** The target kind's scope, for a custom kind given without `objectCrd` (see `CompositeFixture.scope`). */
-  readonly scope?: FixtureScope
 }
 
 /**

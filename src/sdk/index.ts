@@ -46,6 +46,7 @@ export type {
   CheckedDecoratorResponse,
   CompositeFixture,
   DecoratorFixture,
+  HookFixtureOptions,
 } from './call-hook.js'
 export type { KubeObject, ObjectMeta, OwnerReference } from '../core/kube-object.js'
 export type { RelatedResourceRule } from '../api/hook-model.js'
