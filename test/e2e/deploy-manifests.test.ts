@@ -14,7 +14,7 @@ import { spawn } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { homedir, tmpdir } from 'node:os'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { after, before, describe, it } from 'node:test'
@@ -40,21 +40,8 @@ import {
   serveHook,
   testCrd,
 } from '../support/engine-fixture.js'
+import { CHART, HELM, HELM_SKIP, HELM_VERSION } from '../support/helm-binary.js'
 
-const HELM_VERSION = 'v4.3.2'
-const HELM =
-  process.env['HELM_BIN'] ??
-  join(
-    process.env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache'),
-    'metacontroller-ts',
-    'helm',
-    HELM_VERSION,
-    'helm'
-  )
-const HELM_SKIP = existsSync(HELM)
-  ? false
-  : `helm ${HELM_VERSION} is not built (looked for ${HELM}); run tools/helm/build.sh`
-const CHART = 'deploy/helm/metacontroller-ts'
 const NAMESPACE = 'metacontroller'
 const IMAGE = 'ghcr.io/metacontroller-ts/metacontroller-ts:0.1.0'
 const DEPLOYMENT_ARGS = [

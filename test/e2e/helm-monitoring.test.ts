@@ -6,27 +6,12 @@
 // strictly with both on. Skipped, with the reason, when helm is not built (tools/helm/build.sh).
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
-import { existsSync, readFileSync } from 'node:fs'
-import { homedir } from 'node:os'
-import { join } from 'node:path'
+import { readFileSync } from 'node:fs'
 import { describe, it } from 'node:test'
 import { parse } from 'yaml'
 import type { KubeObject } from '../../src/core/kube-object.js'
 import { parseManifests } from '../../src/testing/index.js'
-
-const HELM =
-  process.env['HELM_BIN'] ??
-  join(
-    process.env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache'),
-    'metacontroller-ts',
-    'helm',
-    'v4.3.2',
-    'helm'
-  )
-const SKIP = existsSync(HELM)
-  ? false
-  : `helm is not built (looked for ${HELM}); run tools/helm/build.sh`
-const CHART = 'deploy/helm/metacontroller-ts'
+import { CHART, HELM, HELM_SKIP } from '../support/helm-binary.js'
 
 function template(...args: string[]): Promise<KubeObject[]> {
   return new Promise((resolve, reject) => {
@@ -50,7 +35,7 @@ function only(objects: readonly KubeObject[], kind: string): KubeObject {
   return first
 }
 
-describe('the chart’s alerts and dashboard', { skip: SKIP }, () => {
+describe('the chart’s alerts and dashboard', { skip: HELM_SKIP }, () => {
   it('lints strictly with both turned on', async () => {
     const out = await new Promise<string>((resolve, reject) => {
       execFile(

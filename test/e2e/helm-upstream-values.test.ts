@@ -8,8 +8,7 @@
 // not built (tools/helm/build.sh).
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
-import { homedir } from 'node:os'
+import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { parse } from 'yaml'
@@ -17,20 +16,8 @@ import type { KubeObject } from '../../src/core/kube-object.js'
 import { parseManifests, startControlPlane } from '../../src/testing/index.js'
 import type { ControlPlane } from '../../src/testing/index.js'
 import { NAMESPACES } from '../support/engine-fixture.js'
+import { CHART, HELM, HELM_SKIP } from '../support/helm-binary.js'
 
-const HELM =
-  process.env['HELM_BIN'] ??
-  join(
-    process.env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache'),
-    'metacontroller-ts',
-    'helm',
-    'v4.3.2',
-    'helm'
-  )
-const SKIP = existsSync(HELM)
-  ? false
-  : `helm is not built (looked for ${HELM}); run tools/helm/build.sh`
-const CHART = 'deploy/helm/metacontroller-ts'
 const CI = 'test/fixtures/upstream-examples/helm-ci'
 
 interface Run {
@@ -66,7 +53,7 @@ function find(objects: readonly KubeObject[], kind: string, name: string): KubeO
   return found
 }
 
-describe("the Helm chart with upstream's values", { skip: SKIP }, () => {
+describe("the Helm chart with upstream's values", { skip: HELM_SKIP }, () => {
   let plane: ControlPlane
   const namespace = `helm-up-${Date.now().toString(36)}`
 
