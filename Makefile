@@ -8,7 +8,7 @@ SHELL := bash
 
 NODE_STAMP := node_modules/.package-lock.json
 
-.PHONY: help install controlplane node examples images monitoring helm check unit integration e2e build test demo demo-real run bench bench-large bench-upstream fuzz clean
+.PHONY: help install controlplane node examples images monitoring helm check unit integration e2e operations build test demo demo-real run bench bench-large bench-upstream fuzz clean
 
 help:
 	@echo "make demo          run the PodService demo on a local control plane (builds it on first use)"
@@ -19,6 +19,7 @@ help:
 	@echo "make node          build or reuse the real node: kubelet, kube-proxy, containerd, runc, CNI plugins, CoreDNS, images"
 	@echo "make examples      build or reuse what upstream's examples run on the real node: their images, jsonnetd, image-mirror"
 	@echo "make images        build the Dockerfiles without Docker (buildah; base images from Debian packages) and test the images"
+	@echo "make operations    the in-cluster engine under what operators do: upgrades, rollbacks, faults (real node, root)"
 	@echo "make monitoring    build or reuse promtool and test the engine's alert rules with it (promtool check/test rules)"
 	@echo "make check         format check, lint and type-check only"
 	@echo "make bench         run the benchmarks in bench/, the compiled engine at 1,000 parents included (figures go to docs/performance.md)"
@@ -70,6 +71,15 @@ images: install node examples helm
 	  test/images/real-node-load.test.ts test/images/engine-supply-chain.test.ts \
 	  test/images/deploy-your-controller-real-node.test.ts test/images/restricted-pods.test.ts \
 	  test/images/upstream-examples-in-cluster.test.ts
+
+# What operators do to the in-cluster engine on a real node (issue 35): helm upgrades and rollbacks
+# under load, Pod deletions, kubelet/containerd/API-server restarts, a cut from the API server.
+# Every test/operations/*.test.ts, one at a time (each holds the real node). Not part of
+# `make test`: long real-node runs; `.ci/run` runs it after `make images`.
+operations: install controlplane node examples helm
+	@files=$$(ls test/operations/*.test.ts 2>/dev/null || true); \
+	if [ -z "$$files" ]; then echo "make operations: no test/operations/*.test.ts yet"; exit 0; fi; \
+	node --import tsx --test --test-reporter=spec --test-concurrency=1 $$files
 
 # The engine's alert rules (deploy/helm/metacontroller-ts/monitoring) under promtool, built from the
 # Prometheus Go module by tools/promtool/build.sh and reused from the cache. Not part of
