@@ -8,7 +8,7 @@ SHELL := bash
 
 NODE_STAMP := node_modules/.package-lock.json
 
-.PHONY: help install controlplane node examples images monitoring helm check unit integration e2e operations build test demo demo-real run bench bench-large bench-upstream fuzz clean
+.PHONY: help install controlplane node examples images monitoring helm check unit integration e2e operations build test demo demo-real run bench bench-large bench-upstream bench-huge fuzz clean
 
 help:
 	@echo "make demo          run the PodService demo on a local control plane (builds it on first use)"
@@ -25,6 +25,7 @@ help:
 	@echo "make bench         run the benchmarks in bench/, the compiled engine at 1,000 parents included (figures go to docs/performance.md)"
 	@echo "make bench-large   the 10,000-parent engine benchmarks, in-process and compiled (opt-in: long on 2 cores)"
 	@echo "make bench-upstream ours against upstream Metacontroller v4.17.2 (built from source) at 1,000 parents, 3 rounds"
+	@echo "make bench-huge    100,000 parents (ours, ours sharded ×3, upstream) and the API server's CPU per wire format (opt-in: hours on 2 cores)"
 	@echo "make fuzz          the decoder properties of the unit tests, 10,000 cases each, random seed (printed)"
 
 $(NODE_STAMP): package.json package-lock.json
@@ -142,6 +143,11 @@ bench-large: install controlplane
 bench-upstream: install controlplane
 	tools/upstream/build.sh
 	node --import tsx bench/upstream-side-by-side.ts 1000 3
+
+bench-huge: install controlplane
+	tools/upstream/build.sh
+	BENCH_LARGE=1 nice -n 5 node --import tsx bench/huge-parents.ts 100000 1,3,upstream
+	nice -n 5 node --import tsx bench/wire-formats.ts 10000 3
 
 fuzz: install
 	node --import tsx bench/property-fuzz.ts 10000
