@@ -144,6 +144,8 @@ export interface EngineProcessOptions {
   readonly nodeArgs?: readonly string[]
   /** File receiving the engine's stdout and stderr. */
   readonly logFile: string
+  /** How long `/readyz` may take to answer 200 (60 s; initial lists of 100,000 parents take longer). */
+  readonly readyTimeoutMs?: number
 }
 
 /** A running `node bin/metactl.js run`. */
@@ -192,7 +194,7 @@ export class EngineProcess {
     )
     closeSync(log)
     const engine = new EngineProcess(child, metricsPort)
-    const deadline = performance.now() + 60_000
+    const deadline = performance.now() + (options.readyTimeoutMs ?? 60_000)
     for (;;) {
       const ready = await fetch(`http://127.0.0.1:${healthPort}/readyz`).then(
         (r) => r.status === 200,

@@ -88,6 +88,8 @@ export async function startOurs(
         kubeconfig: plane.kubeconfigPath,
         logFile: `${logPrefix}-${id}.log`,
         args: [...ENGINE_LIMITS, ...shardArgs(id)],
+        // Ready waits for the initial lists: 100,000 parents on a loaded machine take minutes.
+        readyTimeoutMs: 600_000,
       })
     )
   )
@@ -134,9 +136,9 @@ export async function startUpstream(plane: ControlPlane, logPrefix: string): Pro
   }
 }
 
-/** Waits until `/readyz` answers 200; throws after 120 s or if the process exits. */
+/** Waits until `/readyz` answers 200; throws after 10 minutes or if the process exits. */
 async function awaitReady(child: ChildProcess, healthPort: number): Promise<void> {
-  const deadline = performance.now() + 120_000
+  const deadline = performance.now() + 600_000
   for (;;) {
     const ready = await fetch(`http://127.0.0.1:${healthPort}/readyz`).then(
       (r) => r.status === 200,

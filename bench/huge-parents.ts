@@ -18,8 +18,6 @@ import { randomBytes } from 'node:crypto'
 import { mkdtempSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { AlreadyExistsError, ApiError } from '../src/kube/api-error.js'
-import { ConnectionError } from '../src/kube/connection-error.js'
 import { COMPOSITE_CONTROLLERS } from '../src/kube/well-known-resources.js'
 import { Informer, stripManagedFields } from '../src/runtime/informers/informer.js'
 import { dynamicListWatcher } from '../src/runtime/informers/list-watcher.js'
@@ -35,6 +33,7 @@ import {
 } from './bench-parents.js'
 import { ensureFreshBuild } from './engine-process-handle.js'
 import { startOurs, startUpstream } from './huge-engines.js'
+import { createRetrying } from './huge-retry.js'
 import type { HugeEngine } from './huge-engines.js'
 import { etcdInUseBytes, readPlane, startHugePlane } from './huge-plane.js'
 import type { PlaneReading } from './huge-plane.js'
@@ -120,26 +119,6 @@ class LoadSampler {
     return [Math.min(...this.#values), mean, Math.max(...this.#values)]
       .map((v) => v.toFixed(1))
       .join(' / ')
-  }
-}
-
-/**
- * Creates an object, retrying up to 10 times, 1 s apart, what a loaded server may refuse for a
- * while (timeouts, 429, 5xx); an AlreadyExists after a retry means an earlier try got through.
- */
-async function createRetrying(create: () => Promise<unknown>): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await create()
-      return
-    } catch (error) {
-      if (attempt > 1 && error instanceof AlreadyExistsError) return
-      const transient =
-        error instanceof ConnectionError ||
-        (error instanceof ApiError && (error.statusCode === 429 || error.statusCode >= 500))
-      if (!transient || attempt >= 10) throw error
-      await sleep(1000)
-    }
   }
 }
 

@@ -9,7 +9,8 @@
 // same server; three rounds, the formats alternating first within each; a fresh namespace per run.
 //
 //   node --import tsx bench/wire-formats.ts [objects=10000] [rounds=3]
-import { execFileSync } from 'node:child_process'
+import { execFile, execFileSync } from 'node:child_process'
+import { promisify } from 'node:util'
 import { mkdirSync } from 'node:fs'
 import { homedir, loadavg } from 'node:os'
 import { join } from 'node:path'
@@ -18,6 +19,7 @@ import { startControlPlane } from '../src/testing/index.js'
 import type { ControlPlane } from '../src/testing/index.js'
 import { createNamespace } from './bench-cluster.js'
 import { PARENT_CRD } from './bench-parents.js'
+import { createRetrying } from './huge-retry.js'
 
 const objects = Number(process.argv[2] ?? '10000')
 const rounds = Number(process.argv[3] ?? '3')
@@ -43,6 +45,8 @@ interface RunResult {
   readonly create: Phase
   readonly update: Phase
   readonly list: Phase
+  /** Times the server ended the watch (it closes watchers that fall behind) and it was reopened. */
+  readonly watchReopened: number
 }
 
 /** Builds the Go program into the project's cache and returns its path. */
@@ -76,9 +80,11 @@ async function runOnce(
   format: string,
   index: number
 ): Promise<RunResult> {
-  const namespace = await createNamespace(plane.client, `wire-${kind}-${format}-${index}`)
+  const namespace = `wire-${kind}-${format}-${index}`
+  await createRetrying(() => createNamespace(plane.client, namespace))
   const cbor = format === 'cbor' ? 'true' : 'false'
-  const out = execFileSync(
+  // Asynchronously: the client's pooled connections must see the server close them meanwhile.
+  const { stdout } = await promisify(execFile)(
     binary,
     [
       `--kubeconfig=${plane.kubeconfigPath}`,
@@ -95,11 +101,10 @@ async function runOnce(
         KUBE_FEATURE_ClientsAllowCBOR: cbor,
         KUBE_FEATURE_ClientsPreferCBOR: cbor,
       },
-      stdio: ['ignore', 'pipe', 'inherit'],
       maxBuffer: 1 << 20,
     }
   )
-  return JSON.parse(out) as RunResult
+  return JSON.parse(stdout) as RunResult
 }
 
 const median = (values: readonly number[]): number =>
@@ -155,7 +160,7 @@ try {
         const result = await runOnce(plane, binary, kind, format, results.length)
         results.push(result)
         console.log(
-          `round ${round + 1} ${kind} ${format}: API server CPU ${cpuS(result.create)} s creates, ${cpuS(result.update)} s updates, ${cpuS(result.list)} s lists (wall ${(result.create.wallMs / 1000).toFixed(1)} + ${(result.update.wallMs / 1000).toFixed(1)} s); load ${(loadavg()[0] ?? 0).toFixed(1)}`
+          `round ${round + 1} ${kind} ${format}: API server CPU ${cpuS(result.create)} s creates, ${cpuS(result.update)} s updates, ${cpuS(result.list)} s lists, watch reopened ${result.watchReopened}× (wall ${(result.create.wallMs / 1000).toFixed(1)} + ${(result.update.wallMs / 1000).toFixed(1)} s); load ${(loadavg()[0] ?? 0).toFixed(1)}`
         )
       }
     }

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -52,11 +53,14 @@ type result struct {
 	Create phase  `json:"create"`
 	Update phase  `json:"update"`
 	List   phase  `json:"list"`
+	// WatchReopened counts the times the server ended the watch and it was opened again.
+	WatchReopened int64 `json:"watchReopened"`
 }
 
 // traffic is one kind's operations in one format.
 type traffic interface {
-	watch(ctx context.Context) (watch.Interface, error)
+	// watch watches the namespace from resourceVersion ("": from now).
+	watch(ctx context.Context, resourceVersion string) (watch.Interface, error)
 	create(ctx context.Context, i int) error
 	update(ctx context.Context, i int) error
 	// listPage lists one page of 500 and returns the continue token ("" after the last).
@@ -91,16 +95,12 @@ func run(kubeconfig string, pid int, kind, format, namespace string, count, inFl
 		return err
 	}
 	ctx := context.Background()
-	w, err := t.watch(ctx)
-	if err != nil {
+	var events, reopened atomic.Int64
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	if err := watchEvents(watchCtx, t, &events, &reopened); err != nil {
 		return err
 	}
-	var events atomic.Int64
-	go func() {
-		for range w.ResultChan() {
-			events.Add(1)
-		}
-	}()
 	out := result{Kind: kind, Format: format, Count: count}
 	if out.Create, err = measure(pid, count, inFlight, &events, int64(count), func(i int) error {
 		return t.create(ctx, i)
@@ -112,7 +112,8 @@ func run(kubeconfig string, pid int, kind, format, namespace string, count, inFl
 	}); err != nil {
 		return err
 	}
-	w.Stop()
+	stopWatch()
+	out.WatchReopened = reopened.Load()
 	if out.List, err = measureLists(pid, func() error { return listAll(ctx, t) }); err != nil {
 		return err
 	}
@@ -120,6 +121,38 @@ func run(kubeconfig string, pid int, kind, format, namespace string, count, inFl
 		return err
 	}
 	return json.NewEncoder(os.Stdout).Encode(out)
+}
+
+// watchEvents opens the watch and counts its events in the background until ctx ends; a watch the
+// server ends (a loaded server closes watchers that fall behind) is opened again from the last
+// resourceVersion seen, so no event is missed or counted twice.
+func watchEvents(ctx context.Context, t traffic, events, reopened *atomic.Int64) error {
+	w, err := t.watch(ctx, "")
+	if err != nil {
+		return err
+	}
+	go func() {
+		lastVersion := ""
+		for {
+			for event := range w.ResultChan() {
+				if object, err := meta.Accessor(event.Object); err == nil && event.Type != watch.Error {
+					lastVersion = object.GetResourceVersion()
+					events.Add(1)
+				}
+			}
+			for ctx.Err() == nil {
+				if w, err = t.watch(ctx, lastVersion); err == nil {
+					reopened.Add(1)
+					break
+				}
+				time.Sleep(time.Second)
+			}
+			if ctx.Err() != nil {
+				return
+			}
+		}
+	}()
+	return nil
 }
 
 // newTraffic picks the client and content type for a kind and format.
@@ -269,8 +302,8 @@ func configMap(i int, n string) *corev1.ConfigMap {
 	}
 }
 
-func (c *configMaps) watch(ctx context.Context) (watch.Interface, error) {
-	return c.client.Watch(ctx, metav1.ListOptions{})
+func (c *configMaps) watch(ctx context.Context, resourceVersion string) (watch.Interface, error) {
+	return c.client.Watch(ctx, metav1.ListOptions{ResourceVersion: resourceVersion})
 }
 
 func (c *configMaps) create(ctx context.Context, i int) error {
@@ -315,8 +348,8 @@ type customResources struct {
 	created   map[int]*unstructured.Unstructured
 }
 
-func (c *customResources) watch(ctx context.Context) (watch.Interface, error) {
-	return c.client.Watch(ctx, metav1.ListOptions{})
+func (c *customResources) watch(ctx context.Context, resourceVersion string) (watch.Interface, error) {
+	return c.client.Watch(ctx, metav1.ListOptions{ResourceVersion: resourceVersion})
 }
 
 func (c *customResources) create(ctx context.Context, i int) error {
