@@ -24,6 +24,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -65,6 +66,8 @@ type traffic interface {
 	update(ctx context.Context, i int) error
 	// listPage lists one page of 500 and returns the continue token ("" after the last).
 	listPage(ctx context.Context, token string) (string, error)
+	// empty is true when the namespace holds none of the objects.
+	empty(ctx context.Context) bool
 	deleteAll(ctx context.Context) error
 }
 
@@ -103,12 +106,12 @@ func run(kubeconfig string, pid int, kind, format, namespace string, count, inFl
 	}
 	out := result{Kind: kind, Format: format, Count: count}
 	if out.Create, err = measure(pid, count, inFlight, &events, int64(count), func(i int) error {
-		return t.create(ctx, i)
+		return retrying(func() error { return t.create(ctx, i) })
 	}); err != nil {
 		return err
 	}
 	if out.Update, err = measure(pid, count, inFlight, &events, int64(2*count), func(i int) error {
-		return t.update(ctx, i)
+		return retrying(func() error { return t.update(ctx, i) })
 	}); err != nil {
 		return err
 	}
@@ -117,10 +120,11 @@ func run(kubeconfig string, pid int, kind, format, namespace string, count, inFl
 	if out.List, err = measureLists(pid, func() error { return listAll(ctx, t) }); err != nil {
 		return err
 	}
-	if err := t.deleteAll(ctx); err != nil {
+	// The figures first: a deletion the loaded server does not finish in time must not lose them.
+	if err := json.NewEncoder(os.Stdout).Encode(out); err != nil {
 		return err
 	}
-	return json.NewEncoder(os.Stdout).Encode(out)
+	return deleteAll(ctx, t)
 }
 
 // watchEvents opens the watch and counts its events in the background until ctx ends; a watch the
@@ -226,6 +230,39 @@ func measure(pid, count, inFlight int, events *atomic.Int64, wantEvents int64, o
 		return phase{}, err
 	}
 	return phase{APIServerCPUMs: after - before, WallMs: float64(wall.Microseconds()) / 1000}, nil
+}
+
+// retrying runs op until it succeeds, retrying up to 10 times, 1 s apart, what a loaded server
+// refuses for a while (timeouts, 429, 5xx). After a retry, AlreadyExists or Conflict means an
+// earlier try got through (its response was lost), and counts as done.
+func retrying(op func() error) error {
+	for attempt := 1; ; attempt++ {
+		err := op()
+		if err == nil || (attempt > 1 && (apierrors.IsAlreadyExists(err) || apierrors.IsConflict(err))) {
+			return nil
+		}
+		transient := apierrors.IsServerTimeout(err) || apierrors.IsTimeout(err) ||
+			apierrors.IsTooManyRequests(err) || apierrors.IsInternalError(err) ||
+			apierrors.IsServiceUnavailable(err)
+		if !transient || attempt >= 10 {
+			return err
+		}
+		time.Sleep(time.Second)
+	}
+}
+
+// deleteAll deletes the namespace's objects; when the server times out first (it goes on
+// deleting), waits up to 5 minutes until a list finds none, so the next run starts clean.
+func deleteAll(ctx context.Context, t traffic) error {
+	if err := t.deleteAll(ctx); err == nil {
+		return nil
+	}
+	for deadline := time.Now().Add(5 * time.Minute); time.Now().Before(deadline); time.Sleep(2 * time.Second) {
+		if next, err := t.listPage(ctx, ""); err == nil && next == "" && t.empty(ctx) {
+			return nil
+		}
+	}
+	return fmt.Errorf("the objects were not deleted within 5 minutes")
 }
 
 // listAll reads the whole namespace in pages of 500, as an informer's initial list does.
@@ -336,6 +373,11 @@ func (c *configMaps) listPage(ctx context.Context, token string) (string, error)
 	return page.Continue, nil
 }
 
+func (c *configMaps) empty(ctx context.Context) bool {
+	page, err := c.client.List(ctx, metav1.ListOptions{Limit: 1})
+	return err == nil && len(page.Items) == 0
+}
+
 func (c *configMaps) deleteAll(ctx context.Context) error {
 	return c.client.DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{})
 }
@@ -389,6 +431,11 @@ func (c *customResources) listPage(ctx context.Context, token string) (string, e
 		return "", err
 	}
 	return page.GetContinue(), nil
+}
+
+func (c *customResources) empty(ctx context.Context) bool {
+	page, err := c.client.List(ctx, metav1.ListOptions{Limit: 1})
+	return err == nil && len(page.Items) == 0
 }
 
 func (c *customResources) deleteAll(ctx context.Context) error {
