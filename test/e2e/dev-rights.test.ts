@@ -4,21 +4,25 @@
 //   deploy/rbac.yaml without the status rule, dev names that one right and the fix;
 // - the ServiceAccount is in the cluster: the API server is asked (SubjectAccessReview); bound to
 //   a ClusterRole with every rule, dev says nothing; to one lacking a right, dev names it.
-// dev itself runs with the test's admin credentials throughout, which would hide the gap.
+// dev itself runs with the test's admin credentials throughout, which would hide the gap. Then
+// the real engine (`metactl run`) runs as that ServiceAccount, and its own message for the request
+// the API server forbids (issue 35: a Warning event on the controller) names the same right.
 import assert from 'node:assert/strict'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { parseAllDocuments, stringify } from 'yaml'
+import { serveHooks } from 'metacontroller-ts'
 import { NAMESPACES } from 'metacontroller-ts/kube'
 import type { ResourceRef } from 'metacontroller-ts/kube'
-import { startControlPlane } from 'metacontroller-ts/testing'
+import { startControlPlane, waitFor } from 'metacontroller-ts/testing'
 import type { ControlPlane } from 'metacontroller-ts/testing'
 import type { KubeObject } from '../../src/core/kube-object.js'
 import { linkProjectModules, startDev } from '../support/dev-process.js'
 import type { DevProcess } from '../support/dev-process.js'
 import { metactl } from '../support/run-metactl.js'
+import { spawnEngine } from '../support/spawned-engine.js'
 
 const rbac = (resource: string, namespaced = false): ResourceRef => ({
   group: 'rbac.authorization.k8s.io',
@@ -28,6 +32,19 @@ const rbac = (resource: string, namespaced = false): ResourceRef => ({
 })
 const CLUSTER_ROLES = rbac('clusterroles')
 const CLUSTER_ROLE_BINDINGS = rbac('clusterrolebindings')
+const COMPOSITES: ResourceRef = {
+  group: 'metacontroller.k8s.io',
+  version: 'v1alpha1',
+  resource: 'compositecontrollers',
+  namespaced: false,
+}
+const GRANTS: ResourceRef = {
+  group: 'rights.example.com',
+  version: 'v1',
+  resource: 'grants',
+  namespaced: true,
+}
+const EVENTS: ResourceRef = { group: '', version: 'v1', resource: 'events', namespaced: true }
 const SERVICE_ACCOUNTS: ResourceRef = {
   group: '',
   version: 'v1',
@@ -121,8 +138,11 @@ describe('metactl dev warns of a right the engine lacks', { timeout: 240_000 }, 
 
   after(async () => {
     assert.deepEqual(await dev.stop(), [0, null])
-    await plane.client.delete(CLUSTER_ROLE_BINDINGS, inClusterRole).catch(() => undefined)
-    await plane.client.delete(CLUSTER_ROLES, inClusterRole).catch(() => undefined)
+    await plane.client.delete(COMPOSITES, 'grant-controller').catch(() => undefined)
+    for (const name of [inClusterRole, `${namespace}:engine`]) {
+      await plane.client.delete(CLUSTER_ROLE_BINDINGS, name).catch(() => undefined)
+      await plane.client.delete(CLUSTER_ROLES, name).catch(() => undefined)
+    }
     await plane.client.delete(NAMESPACES, namespace).catch(() => undefined)
     await plane.stop()
     rmSync(work, { recursive: true, force: true })
@@ -200,6 +220,98 @@ describe('metactl dev warns of a right the engine lacks', { timeout: 240_000 }, 
           'cluster; fix: metactl rbac -f deploy/controller.yaml > deploy/rbac.yaml, then kubectl ' +
           'apply -f deploy/rbac.yaml',
       ])
+    })
+
+    /** A kubeconfig holding nothing but a token of the engine's ServiceAccount. */
+    async function serviceAccountKubeconfig(): Promise<string> {
+      const { status } = await plane.client.transport.requestJson<{ status: { token: string } }>({
+        method: 'POST',
+        path: `/api/v1/namespaces/${namespace}/serviceaccounts/engine/token`,
+        body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {} },
+      })
+      const { server, caPem } = plane.config
+      const ca = caPem === undefined ? {} : { 'certificate-authority-data': btoa(caPem) }
+      const file = join(work, 'engine.kubeconfig')
+      const kubeconfig = {
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: [{ name: 'c', cluster: { server, ...ca } }],
+        users: [{ name: 'engine', user: { token: status.token } }],
+        contexts: [{ name: 'engine', context: { cluster: 'c', user: 'engine' } }],
+        'current-context': 'engine',
+      }
+      writeFileSync(file, stringify(kubeconfig), { mode: 0o600 })
+      return file
+    }
+
+    it("gets the engine's own Forbidden event for that right when it runs as the account", async () => {
+      // dev syncs the same parents with the user's rights: stopped, so only the engine does.
+      assert.deepEqual(await dev.stop(), [0, null])
+      // The engine's own rights, as deploy/manifests grants them.
+      const engineRules = parseAllDocuments(
+        readFileSync('deploy/manifests/rbac-engine.yaml', 'utf8')
+      )
+        .map((d) => d.toJS() as KubeObject)
+        .find((o) => o.kind === 'ClusterRole')?.['rules']
+      assert.ok(engineRules, "deploy/manifests/rbac-engine.yaml holds the engine's ClusterRole")
+      const engineRole = `${namespace}:engine`
+      await plane.client.create(CLUSTER_ROLES, {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRole',
+        metadata: { name: engineRole },
+        rules: engineRules,
+      })
+      await plane.client.create(CLUSTER_ROLE_BINDINGS, {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRoleBinding',
+        metadata: { name: engineRole },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: engineRole },
+        subjects: [{ kind: 'ServiceAccount', name: 'engine', namespace }],
+      })
+      const hooks = await serveHooks(
+        { '/sync': () => ({ children: [], status: { ready: true } }) },
+        { port: 0, log: () => undefined }
+      )
+      const engine = spawnEngine(await serviceAccountKubeconfig(), [
+        `--target-label-selector=dev-rights=${namespace}`,
+      ])
+      try {
+        const controller = parseAllDocuments(
+          readFileSync(join(project, 'deploy', 'controller.yaml'), 'utf8')
+        )[0]?.toJS() as KubeObject
+        const spec = controller['spec'] as Record<string, unknown>
+        await plane.client.create(COMPOSITES, {
+          ...controller,
+          metadata: { ...controller.metadata, labels: { 'dev-rights': namespace } },
+          spec: { ...spec, hooks: { sync: { webhook: { url: `${hooks.url}/sync` } } } },
+        })
+        await plane.client.create(GRANTS, {
+          apiVersion: 'rights.example.com/v1',
+          kind: 'Grant',
+          metadata: { name: 'by-the-engine', namespace },
+          spec: { message: 'hi', replicas: 1 },
+        })
+        // A cluster-scoped controller's events are in default.
+        const event = await waitFor(
+          async () =>
+            (await plane.client.list(EVENTS, { namespace: 'default' })).items.find(
+              (e) =>
+                (e['involvedObject'] as { name?: string } | undefined)?.name ===
+                  'grant-controller' && e['reason'] === 'Forbidden'
+            ),
+          { timeoutMs: 60_000, description: "the engine's Forbidden event" }
+        )
+        assert.equal(event['type'], 'Warning')
+        assert.match(
+          String(event['message']),
+          new RegExp(
+            `may not update grants/status\\.rights\\.example\\.com in namespace ${namespace}: controller grant-controller needs it`
+          )
+        )
+      } finally {
+        engine.kill()
+        await hooks.close()
+      }
     })
   })
 })
