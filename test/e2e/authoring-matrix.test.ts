@@ -9,7 +9,8 @@
 // - `metactl dev`, the real CLI over a project holding the eight controllers and their hooks: once
 //   the engine's controllers are gone and what they wrote is undone, dev must write it again,
 //   field for field (the children's names, namespaces, labels, annotations, ownerReferences and
-//   data, a CompositeController's status, a DecoratorController's labels on its target).
+//   data, a CompositeController's status, a DecoratorController's labels on its target), and
+//   find no right missing in the roles `metactl rbac` computed for them.
 // The fixtures (shapes, controllers, the one hook) are test/support/authoring-matrix-fixtures.ts.
 //
 // The plane is this test's own: its controllers sync every Namespace and Service of the cluster.
@@ -282,8 +283,22 @@ describe('the authoring tools agree with the engine on every controller shape', 
       )
       const names = cells.map(({ kind, shape }) => controllerName(kind, shape))
       writeFileSync(join(project, 'src', 'hooks.mjs'), matrixHookModule(names))
+      const roles = await metactl(['rbac', '-f', join(project, 'deploy', 'controllers.yaml')])
+      assert.equal(roles.code, 0, roles.stderr)
+      writeFileSync(join(project, 'deploy', 'rbac.yaml'), roles.stdout)
       dev = startDev(project, ['--kubeconfig', plane.kubeconfigPath, '--hooks', 'src/hooks.mjs'])
       await dev.line(/^dev: serving /, 'metactl dev to start')
+    })
+
+    it('finds no right missing in the roles metactl rbac computed, for any shape or kind', () => {
+      // The rights check runs before dev says it is serving.
+      assert.deepEqual(
+        dev
+          ?.output()
+          .split('\n')
+          .filter((l) => l.includes('warning:')),
+        []
+      )
     })
 
     after(async () => {
