@@ -26,10 +26,19 @@ export type WatchOutcome =
 
 /** What one watch starts from and how long it may stay open or silent. */
 export interface WatchOnceOptions {
-  readonly resourceVersion: string
+  /** Where the watch starts; undefined: a streaming initial list (the source's `watchList`). */
+  readonly resourceVersion: string | undefined
   readonly timeoutSeconds: number
   readonly idleTimeoutMs: number
   readonly clock: Clock
+}
+
+function openWatchList<T extends KubeObject>(
+  source: ListWatcher<T>,
+  options: { readonly timeoutSeconds: number; readonly signal: AbortSignal }
+): Promise<AsyncIterable<WatchEvent>> {
+  if (source.watchList === undefined) throw new Error(`${source.description} cannot stream lists`)
+  return source.watchList(options)
 }
 
 /**
@@ -63,9 +72,12 @@ export async function watchOnce<T extends KubeObject>(
   let sawEvent = false
   try {
     armIdle()
+    const signal = controller.signal
     const events = await untilAborted(
-      source.watch({ resourceVersion, timeoutSeconds, signal: controller.signal }),
-      controller.signal
+      resourceVersion === undefined
+        ? openWatchList(source, { timeoutSeconds, signal })
+        : source.watch({ resourceVersion, timeoutSeconds, signal }),
+      signal
     )
     iterator = events[Symbol.asyncIterator]()
     for (;;) {
