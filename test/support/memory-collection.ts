@@ -16,6 +16,8 @@ type WatchListOptions = Parameters<NonNullable<ListWatcher['watchList']>>[0]
 /** One open watch stream: events queue until the informer reads them; it ends or fails. */
 export class MemoryStream implements AsyncIterable<WatchEvent> {
   readonly #queue: (WatchEvent | { readonly end: true } | { readonly error: Error })[] = []
+  /** Read position in the queue: shift() would copy a long queue on every event. */
+  #next = 0
   #wake: (() => void) | undefined
   /** Whether the informer closed or abandoned it. */
   closed = false
@@ -56,13 +58,14 @@ export class MemoryStream implements AsyncIterable<WatchEvent> {
   async *[Symbol.asyncIterator](): AsyncIterator<WatchEvent> {
     try {
       for (;;) {
-        const step = this.#queue.shift()
+        const step = this.#queue[this.#next]
         if (step === undefined) {
           await new Promise<void>((resolve) => {
             this.#wake = resolve
           })
           continue
         }
+        this.#next++
         if ('end' in step) return
         if ('error' in step) throw step.error
         yield step
