@@ -62,16 +62,17 @@ export async function watchOnce<T extends KubeObject>(
   else outer.addEventListener('abort', onOuterAbort, { once: true })
   const idleReason = new Error('watch idle')
   let timer: TimerHandle | undefined
-  const armIdle = (): void => {
-    if (timer !== undefined) clock.clearTimeout(timer)
-    timer = clock.setTimeout(() => {
-      controller.abort(idleReason)
-    }, idleTimeoutMs)
+  // One timer per quiet spell, not one per event: when it fires early it waits out the rest.
+  let lastActivityMs = clock.now()
+  const checkIdle = (): void => {
+    const quietMs = clock.now() - lastActivityMs
+    if (quietMs >= idleTimeoutMs) controller.abort(idleReason)
+    else timer = clock.setTimeout(checkIdle, idleTimeoutMs - quietMs)
   }
   let iterator: AsyncIterator<WatchEvent> | undefined
   let sawEvent = false
   try {
-    armIdle()
+    timer = clock.setTimeout(checkIdle, idleTimeoutMs)
     const signal = controller.signal
     const events = await untilAborted(
       resourceVersion === undefined
@@ -93,7 +94,7 @@ export async function watchOnce<T extends KubeObject>(
         if (error.code === 410) return { kind: 'gone', error }
         throw error
       }
-      armIdle()
+      lastActivityMs = clock.now()
       onEvent(event, !sawEvent)
       sawEvent = true
     }
