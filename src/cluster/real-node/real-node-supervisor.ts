@@ -59,6 +59,8 @@ export interface SupervisorOptions {
   readonly images: readonly string[]
   /** Real nodes, 1 to MAX_REAL_NODES (real-node-layout.ts); node 1 shares the cluster's namespace. */
   readonly realNodes: number
+  /** kube-apiserver's audit log (absent: none). */
+  readonly auditLogPath?: string
 }
 
 const SERVICE_ACCOUNTS = {
@@ -211,6 +213,7 @@ async function supervise(options: SupervisorOptions): Promise<void> {
     },
     onProgress: log,
     volumesMount: 'caller',
+    ...(options.auditLogPath === undefined ? {} : { auditLogPath: options.auditLogPath }),
   })
   const forwarder = forwarderCommand(
     `unix:${layout.apiServerSocket}`,

@@ -62,6 +62,11 @@ export interface RealNodeClusterOptions {
    * its own, all on one Pod network (default 1; at most {@link MAX_REAL_NODES}).
    */
   readonly realNodes?: number
+  /**
+   * kube-apiserver's audit log of writes (JSON lines, the policy of `AUDIT_POLICY`): which
+   * client, from which address, wrote what, for the in-cluster engine's double-writer checks.
+   */
+  readonly auditLogPath?: string
 }
 
 /** A running cluster with a real node. */
@@ -148,6 +153,9 @@ export async function startRealNodeCluster(
       publish: options.publish ?? [],
       images: (options.images ?? []).map((i) => resolve(i)),
       realNodes,
+      ...(options.auditLogPath === undefined
+        ? {}
+        : { auditLogPath: resolve(options.auditLogPath) }),
     },
     supervisorLog,
     (line) => {
