@@ -6,6 +6,7 @@
  */
 import { Agent, request } from 'undici'
 import { componentFailure } from './control-plane-start-error.js'
+import type { KubeTransport } from '../kube/kube-transport.js'
 import type { ManagedProcess } from './managed-process.js'
 
 /** Polls `probe` every 200 ms until it returns true; reports the time taken to `onProgress`. */
@@ -70,4 +71,10 @@ export async function etcdHealthy(clientUrl: string): Promise<boolean> {
   const res = await request(`${clientUrl}/health`, { headersTimeout: 2000, bodyTimeout: 2000 })
   const body = await res.body.text()
   return res.statusCode === 200 && body.includes('"health":"true"')
+}
+
+/** Probes the API server's `/readyz` with credentials (anonymous may be 403 until RBAC bootstrap). */
+export async function apiServerReady(transport: KubeTransport): Promise<boolean> {
+  const body = await transport.requestText({ method: 'GET', path: '/readyz', accept: 'text/plain' })
+  return body.trim() === 'ok'
 }

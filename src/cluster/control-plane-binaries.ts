@@ -138,3 +138,18 @@ export function requireScheduler(binaries: ControlPlaneBinaries): string {
       '(tools/controlplane/build.sh).'
   )
 }
+
+/**
+ * The scheduler and KWOK binaries a plane with `nodes` simulated nodes needs, checked before
+ * anything starts so a missing binary fails fast with the command to run; `undefined` when it
+ * needs neither (no simulated node and no real node joining).
+ */
+export function nodeBinariesFor(
+  binaries: ControlPlaneBinaries,
+  nodes: number,
+  realNodeJoins: boolean
+): NodeBinaries | undefined {
+  if (nodes > 0) return requireNodeBinaries(binaries)
+  // A real node joins: the scheduler is needed, KWOK is not (it never starts).
+  return realNodeJoins ? { kubeScheduler: requireScheduler(binaries), kwok: '' } : undefined
+}

@@ -1,4 +1,5 @@
 import { createServer } from 'node:net'
+import type { ControlPlanePorts } from './component-flags.js'
 
 /**
  * Finds a TCP port on 127.0.0.1 that is free right now.
@@ -36,4 +37,16 @@ export function isPortFree(port: number): Promise<boolean> {
       })
     })
   })
+}
+
+/** Free ports for every component of a local control plane; `apiServer` fixed when given. */
+export async function pickControlPlanePorts(apiServer?: number): Promise<ControlPlanePorts> {
+  return {
+    etcd: await findFreePort(),
+    etcdPeer: await findFreePort(),
+    apiServer: apiServer ?? (await findFreePort()),
+    controllerManager: await findFreePort(),
+    scheduler: await findFreePort(),
+    kwok: await findFreePort(),
+  }
 }

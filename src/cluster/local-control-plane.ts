@@ -12,7 +12,12 @@ import { ComponentProcesses } from './component-processes.js'
 import type { ClusterConfig } from '../kube/cluster-config.js'
 import { DynamicClient } from '../kube/dynamic-client.js'
 import { KubeTransport } from '../kube/kube-transport.js'
-import { awaitComponentReady, awaitHealthz, etcdHealthy } from './await-component-ready.js'
+import {
+  apiServerReady,
+  awaitComponentReady,
+  awaitHealthz,
+  etcdHealthy,
+} from './await-component-ready.js'
 import {
   apiServerFlags,
   controllerManagerFlags,
@@ -21,11 +26,7 @@ import {
   schedulerFlags,
 } from './component-flags.js'
 import type { ControlPlaneLayout, ControlPlanePorts } from './component-flags.js'
-import {
-  KUBERNETES_VERSION,
-  requireNodeBinaries,
-  requireScheduler,
-} from './control-plane-binaries.js'
+import { KUBERNETES_VERSION, nodeBinariesFor } from './control-plane-binaries.js'
 import type { ControlPlaneBinaries, NodeBinaries } from './control-plane-binaries.js'
 import {
   newControlPlaneTokens,
@@ -36,9 +37,11 @@ import type { ControlPlaneTokens } from './control-plane-credentials.js'
 import type { ControlPlane, ControlPlaneOptions } from './control-plane-options.js'
 import { ControlPlaneStartError, componentFailure } from './control-plane-start-error.js'
 import { writeControlPlaneState } from './control-plane-state.js'
-import { findFreePort, isPortFree } from './free-port.js'
+import { findFreePort, isPortFree, pickControlPlanePorts } from './free-port.js'
 import { cleanUpOnExit, forgetOnExit } from './exit-cleanup.js'
 import { garbageCollectorCanary } from './garbage-collector-canary.js'
+import type { ManagedProcess } from './managed-process.js'
+import { retryOnPortConflict } from './retry-on-port-conflict.js'
 import {
   ensureDefaultStorageClass,
   prepareVolumes,
@@ -89,14 +92,7 @@ export class LocalControlPlane implements ControlPlane {
     if (!Number.isInteger(this.#nodes) || this.#nodes < 0 || this.#nodes > 256) {
       throw new RangeError(`nodes must be an integer from 0 to 256, got ${this.#nodes}`)
     }
-    // Checked before anything starts, so a missing binary fails fast with the command to run.
-    this.#nodeBinaries =
-      this.#nodes > 0
-        ? requireNodeBinaries(binaries)
-        : options.podNetwork === undefined
-          ? undefined
-          : // A real node joins: the scheduler is needed, KWOK is not (it never starts).
-            { kubeScheduler: requireScheduler(binaries), kwok: '' }
+    this.#nodeBinaries = nodeBinariesFor(binaries, this.#nodes, options.podNetwork !== undefined)
   }
 
   get nodeNames(): readonly string[] {
@@ -192,29 +188,21 @@ export class LocalControlPlane implements ControlPlane {
       )
     }
     const timeoutMs = this.#startTimeoutMs()
-    // A free port can be taken between probing and binding; a fresh set of ports fixes that.
-    for (let attempt = 1; ; attempt++) {
-      this.#ports = {
-        etcd: await findFreePort(),
-        etcdPeer: await findFreePort(),
-        apiServer: fixedPort ?? (await findFreePort()),
-        controllerManager: await findFreePort(),
-        scheduler: await findFreePort(),
-        kwok: await findFreePort(),
-      }
-      try {
+    const pickPorts = async (): Promise<void> => {
+      this.#ports = await pickControlPlanePorts(fixedPort)
+    }
+    await pickPorts()
+    await retryOnPortConflict(
+      async () => {
         await this.#startEtcd(timeoutMs)
         await this.#startApiServer(timeoutMs)
-        return
-      } catch (error) {
+      },
+      async () => {
         await this.#processes.stopAll()
-        const inUse =
-          error instanceof ControlPlaneStartError &&
-          error.message.includes('address already in use')
-        if (!inUse || attempt >= 3 || fixedPort !== undefined) throw error
-        this.#progress('a port was taken; retrying with new ports')
-      }
-    }
+        await pickPorts()
+      },
+      this.#progress
+    )
   }
 
   async #startEtcd(timeoutMs: number): Promise<void> {
@@ -266,16 +254,24 @@ export class LocalControlPlane implements ControlPlane {
   }
 
   async #startControllerManager(timeoutMs: number): Promise<void> {
-    const layout = this.#layout()
-    const args = controllerManagerFlags(layout)
-    const proc = this.#processes.spawn(
-      'kube-controller-manager',
-      this.#binaries.kubeControllerManager,
-      args,
-      undefined,
-      this.#controllerManagerLaunch(args)
+    let proc: ManagedProcess | undefined
+    await retryOnPortConflict(
+      async () => {
+        const layout = this.#layout()
+        const args = controllerManagerFlags(layout)
+        proc = this.#processes.spawn(
+          'kube-controller-manager',
+          this.#binaries.kubeControllerManager,
+          args,
+          undefined,
+          this.#controllerManagerLaunch(args)
+        )
+        await awaitHealthz(proc, layout.ports.controllerManager, timeoutMs, this.#progress)
+      },
+      () => this.#repickPort('kube-controller-manager', 'controllerManager'),
+      this.#progress
     )
-    await awaitHealthz(proc, layout.ports.controllerManager, timeoutMs, this.#progress)
+    if (proc === undefined) return
     const started = Date.now()
     try {
       await garbageCollectorCanary(this.client, timeoutMs)
@@ -288,39 +284,58 @@ export class LocalControlPlane implements ControlPlane {
   }
 
   async #startNodes(binaries: NodeBinaries, timeoutMs: number): Promise<void> {
-    const layout = this.#layout()
-    const scheduler = this.#processes.spawn(
-      'kube-scheduler',
-      binaries.kubeScheduler,
-      schedulerFlags(layout)
-    )
+    const startScheduler = (): Promise<void> =>
+      retryOnPortConflict(
+        async () => {
+          const layout = this.#layout()
+          const scheduler = this.#processes.spawn(
+            'kube-scheduler',
+            binaries.kubeScheduler,
+            schedulerFlags(layout)
+          )
+          await awaitHealthz(scheduler, layout.ports.scheduler, timeoutMs, this.#progress)
+        },
+        () => this.#repickPort('kube-scheduler', 'scheduler'),
+        this.#progress
+      )
     const names = await ensureSimulatedNodes(this.client, this.#nodes)
     if (names.length === 0) {
       // A real node joins instead (podNetwork): it needs the scheduler, not KWOK.
-      await awaitHealthz(scheduler, layout.ports.scheduler, timeoutMs, this.#progress)
+      await startScheduler()
       return
     }
     const since = new Date()
     const configPath = this.#path('kwok', 'kwok.yaml')
     writeFileSync(configPath, kwokConfigYaml())
-    const kwok = this.#processes.spawn(
-      'kwok',
-      binaries.kwok,
-      kwokFlags(layout, configPath),
-      // KWOK also reads ~/.kwok/kwok.yaml when it exists; a HOME of its own keeps a user's out.
-      { HOME: this.#path('kwok') }
-    )
-    await Promise.all([
-      awaitHealthz(scheduler, layout.ports.scheduler, timeoutMs, this.#progress),
-      awaitComponentReady(
-        kwok,
-        timeoutMs,
-        () => simulatedNodesSchedulable(this.client, names, since),
+    const startKwok = (): Promise<void> =>
+      retryOnPortConflict(
+        async () => {
+          const kwok = this.#processes.spawn(
+            'kwok',
+            binaries.kwok,
+            kwokFlags(this.#layout(), configPath),
+            // KWOK also reads ~/.kwok/kwok.yaml when it exists; a HOME of its own keeps a user's out.
+            { HOME: this.#path('kwok') }
+          )
+          await awaitComponentReady(
+            kwok,
+            timeoutMs,
+            () => simulatedNodesSchedulable(this.client, names, since),
+            this.#progress
+          )
+        },
+        () => this.#repickPort('kwok', 'kwok'),
         this.#progress
-      ),
-    ])
+      )
+    await Promise.all([startScheduler(), startKwok()])
     this.#nodeNames = names
     this.#progress(`${names.length} simulated node(s) Ready: ${names.join(', ')}`)
+  }
+
+  // Stops a component whose port was taken and gives it a new free port for its next start.
+  async #repickPort(name: string, key: 'controllerManager' | 'scheduler' | 'kwok'): Promise<void> {
+    await this.#processes.stopOne(name)
+    this.#ports = { ...this.#layout().ports, [key]: await findFreePort() }
   }
 
   #writeState(): void {
@@ -380,9 +395,4 @@ export class LocalControlPlane implements ControlPlane {
     if (this.#options.background === true) return
     cleanUpOnExit(this)
   }
-}
-
-async function apiServerReady(transport: KubeTransport): Promise<boolean> {
-  const body = await transport.requestText({ method: 'GET', path: '/readyz', accept: 'text/plain' })
-  return body.trim() === 'ok'
 }
