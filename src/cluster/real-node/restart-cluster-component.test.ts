@@ -72,7 +72,8 @@ describe('restartClusterComponent', () => {
         restarted = result.newPid
         await waitRunning(result.newPid)
         assert.equal(result.oldPid, victim)
-        assert.equal(isProcessRunning(victim), false, 'the old process is gone')
+        // With its command: a killed child of this test is a zombie until Node reaps it.
+        assert.equal(isProcessRunning(victim, SLEEP), false, 'the old process is gone')
         assert.equal(isProcessRunning(anchor, SLEEP), true, 'the other process is untouched')
         assert.deepEqual(splitProcText(readFileSync(`/proc/${result.newPid}/cmdline`, 'utf8')), [
           SLEEP,
@@ -102,14 +103,21 @@ describe('restartClusterComponent', () => {
       const dir = mkdtempSync(join(tmpdir(), 'metactl-restart-'))
       const layout = realNodeLayout(dir)
       mkdirSync(layout.logsDir, { recursive: true })
-      const stubborn = (): number => {
-        const script = "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)"
-        const child = spawn(process.execPath, ['-e', script], { detached: true, stdio: 'ignore' })
+      // Resolves once its SIGTERM handler is in place (it says so).
+      const stubborn = async (): Promise<number> => {
+        const script =
+          "process.on('SIGTERM', () => {}); console.log('ready'); setInterval(() => {}, 1000)"
+        const child = spawn(process.execPath, ['-e', script], {
+          detached: true,
+          stdio: ['ignore', 'pipe', 'ignore'],
+        })
+        await new Promise((resolve) => child.stdout.once('data', resolve))
+        child.stdout.destroy()
         child.unref()
         assert.ok(child.pid !== undefined)
         return child.pid
       }
-      const pids = [stubborn(), startSleep('603')]
+      const pids = [await stubborn(), startSleep('603')]
       try {
         writeRealNodeState(layout.stateFile, {
           ...{ netns: '', mntns: '', cgroupRoot: '/x', cgroupMounts: [], createdDirs: [] },
@@ -119,15 +127,13 @@ describe('restartClusterComponent', () => {
             { name: 'anchor', pid: pids[1] ?? 0, command: SLEEP },
           ],
         })
-        // Node sets its SIGTERM handler up a moment after it starts.
-        await new Promise((r) => setTimeout(r, 500))
         const result = await restartClusterComponent(dir, 'kube-apiserver', {
           signal: 'SIGTERM',
           graceMs: 300,
         })
         pids.push(result.newPid)
         assert.equal(result.forced, true)
-        assert.equal(isProcessRunning(result.oldPid), false)
+        assert.equal(isProcessRunning(result.oldPid, process.execPath), false)
       } finally {
         for (const pid of pids) {
           try {
