@@ -146,13 +146,15 @@ describe('the in-cluster engine under faults on a real node', { timeout: 40 * 60
   it('leader cut from the API server past its renew deadline: the standby takes over, the cut one stops writing, then rejoins', async () => {
     assert.ok(world)
     const dir = world.dir
-    let cut = { ip: '', atMs: 0 }
+    let cut = { ip: '', atMs: 0, restarts: 0 }
     const { writes } = await run('leader cut from the API server', async () => {
       const leader = await leaderPod(kubectl)
-      const ip = (await enginePods(kubectl)).find((p) => p.name === leader)?.ip
-      assert.ok(leader !== undefined && ip !== undefined, 'the leader has an IP')
-      cut = { ip, atMs: Date.now() }
+      const pod = (await enginePods(kubectl)).find((p) => p.name === leader)
+      assert.ok(leader !== undefined && pod !== undefined, 'the leader has an IP')
+      const ip = pod.ip
       const restore = await cutFromApiServer(dir, ip)
+      // Cut once the rules are in: a write the server received before that is not after it.
+      cut = { ip, atMs: Date.now(), restarts: pod.restarts }
       try {
         const next = await awaitNewLeader(kubectl, leader, 90_000)
         await sleep(CUT_BEYOND_TAKEOVER_MS)
@@ -164,7 +166,11 @@ describe('the in-cluster engine under faults on a real node', { timeout: 40 * 60
     const late = writes.filter((w) => w.ip === cut.ip && w.receivedMs > cut.atMs)
     assert.deepEqual(late, [], 'the cut replica wrote nothing after it was cut')
     // run() waited for two ready replicas: the cut Pod is back, as a standby.
-    assert.ok((await enginePods(kubectl)).some((p) => p.ip === cut.ip && p.ready))
+    const back = (await enginePods(kubectl)).find((p) => p.ip === cut.ip)
+    assert.ok(back?.ready, 'the cut Pod is ready again')
+    console.log(
+      `  the cut Pod's container restarted ${String(back.restarts - cut.restarts)} time(s)`
+    )
   })
 
   it('hook crash-looping: children untouched while it fails, every parent converges after', async () => {

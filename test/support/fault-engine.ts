@@ -41,10 +41,10 @@ export async function awaitNewLeader(
   throw new Error(`no replica took the Lease over from ${from} in ${timeoutMs} ms`)
 }
 
-/** The engine's Pods: name, IP and the IDs of their containers (restarts give new ones). */
+/** The engine's Pods: name, IP, the IDs of their containers (restarts give new ones), restarts. */
 export async function enginePods(
   kubectl: Kubectl
-): Promise<{ name: string; ip: string; containers: string[]; ready: boolean }[]> {
+): Promise<{ name: string; ip: string; containers: string[]; ready: boolean; restarts: number }[]> {
   const list = JSON.parse(
     await kubectl(
       ...['-n', ENGINE_NAMESPACE, 'get', 'pods', '-o', 'json'],
@@ -55,7 +55,7 @@ export async function enginePods(
       metadata: { name: string; deletionTimestamp?: string }
       status?: {
         podIP?: string
-        containerStatuses?: { containerID?: string; ready?: boolean }[]
+        containerStatuses?: { containerID?: string; ready?: boolean; restartCount?: number }[]
       }
     }[]
   }
@@ -68,6 +68,7 @@ export async function enginePods(
         c.containerID === undefined ? [] : [c.containerID]
       ),
       ready: (p.status?.containerStatuses ?? []).every((c) => c.ready === true),
+      restarts: (p.status?.containerStatuses ?? []).reduce((n, c) => n + (c.restartCount ?? 0), 0),
     }))
 }
 
