@@ -69,16 +69,21 @@ function engineUserAgent(replicaIdentity: string | undefined): string {
     : `${ENGINE_FIELD_MANAGER}/${replicaIdentity}`
 }
 
-/** The engine's shared informers: managedFields dropped, list and watch failures logged. */
+/**
+ * The engine's shared informers: managedFields dropped, streaming initial lists unless
+ * `watchList` is false, list and watch failures logged.
+ */
 function engineInformers(
   client: DynamicClient,
   metrics: RuntimeMetrics,
   log: Logger,
+  watchList: boolean,
   factory: ListWatcherFactory = (ref, scope) => dynamicListWatcher(client, ref, scope)
 ): SharedInformers {
   return new SharedInformers(factory, {
     // The engine never reads managedFields; dropping them halves the cache.
     transform: stripManagedFields,
+    watchList,
     observer: metrics.informerObserver({
       onError: (resource, error, retryInMs) => {
         // A 403 is named once by ForbiddenRequests, not on every retry.
@@ -86,6 +91,12 @@ function engineInformers(
       },
       onHandlerError: (resource, error) => {
         log.error('event handler failed', { resource, error })
+      },
+      onWatchListFallback: (resource, error) => {
+        log.info('the API server refused a streaming list; listing this resource instead', {
+          resource,
+          error,
+        })
       },
     }),
   })
@@ -207,6 +218,7 @@ export function buildEngineServices(
   })
   const { applier, loadApplier } = engineApplier(strategy, client, log, options.ssaFieldManager)
   const watches = options.shard?.watches
+  const watchList = options.watchList ?? true
   const context: EngineContext = {
     client,
     discovery: new Discovery(transport.withLimiter(makeLimiter('discovery', rate)), {
@@ -215,16 +227,28 @@ export function buildEngineServices(
         log.warn('discovery failed for a group version', { groupVersion, error })
       },
     }),
-    informers: engineInformers(client, metrics, log),
+    informers: engineInformers(client, metrics, log, watchList),
     ...(watches === undefined
       ? {}
       : {
-          shardedInformers: engineInformers(client, metrics, log, watches.listWatchers(client)),
+          shardedInformers: engineInformers(
+            client,
+            metrics,
+            log,
+            watchList,
+            watches.listWatchers(client)
+          ),
         }),
     ...(watches?.childListWatchers === undefined
       ? {}
       : {
-          childInformers: engineInformers(client, metrics, log, watches.childListWatchers(client)),
+          childInformers: engineInformers(
+            client,
+            metrics,
+            log,
+            watchList,
+            watches.childListWatchers(client)
+          ),
         }),
     events: recorder,
     log,
