@@ -115,18 +115,21 @@ export function childFaults(
   parents: readonly string[],
   perParent = 1
 ): string[] {
-  const creates = new Map<string, number>()
+  const creates = new Map<string, AuditWrite[]>()
   const deletes = new Map<string, number>()
   for (const write of writes) {
     if (write.resource !== resource) continue
-    if (write.verb === 'create') creates.set(write.parent, (creates.get(write.parent) ?? 0) + 1)
+    if (write.verb === 'create')
+      creates.set(write.parent, [...(creates.get(write.parent) ?? []), write])
     if (write.verb === 'delete') deletes.set(write.parent, (deletes.get(write.parent) ?? 0) + 1)
   }
   return parents.flatMap((parent) => {
-    const created = creates.get(parent) ?? 0
+    const created = creates.get(parent) ?? []
     const deleted = deletes.get(parent) ?? 0
-    return created === perParent && deleted === 0
-      ? []
-      : [`${parent}: created ${created} times, deleted ${deleted} times`]
+    if (created.length === perParent && deleted === 0) return []
+    // Who asked and what the server answered tells a stale-cache retry (one replica, 409) from
+    // two writers or a lost child.
+    const by = created.map((w) => `${w.replica} ${w.code}`).join(', ')
+    return [`${parent}: created ${created.length} times (${by}), deleted ${deleted} times`]
   })
 }

@@ -48,16 +48,16 @@ describe('childFaults', () => {
     const writes = [child('create', 0), child('create', 5), child('create', 0, 'q')]
     writes.push(child('delete', 10, 'q'))
     assert.deepEqual(childFaults(writes, 'children', ['p', 'q', 'r']), [
-      'p: created 2 times, deleted 0 times',
-      'q: created 1 times, deleted 1 times',
-      'r: created 0 times, deleted 0 times',
+      'p: created 2 times (a 200, a 200), deleted 0 times',
+      'q: created 1 times (a 200), deleted 1 times',
+      'r: created 0 times (), deleted 0 times',
     ])
   })
 
   it('expects as many creates as a parent has children, and flags one child missing', () => {
     const writes = [child('create', 0), child('create', 1), child('create', 0, 'q')]
     assert.deepEqual(childFaults(writes, 'children', ['p', 'q'], 2), [
-      'q: created 1 times, deleted 0 times',
+      'q: created 1 times (a 200), deleted 0 times',
     ])
   })
 

@@ -447,11 +447,34 @@ describe('ControllerLoop', () => {
     queue.add('a')
     queue.add('b')
     await until(() => ran.length === 1, 'the first key is taken')
-    // Stopping first means stop() is already awaiting the workers when the observer throws.
+    gate.open()
+    await until(() => ran.length === 2, 'the worker goes on with the key queued behind')
+    assert.deepEqual(ran, ['a', 'b'])
+    await assert.doesNotReject(loop.stop())
+  })
+
+  it('stop() lets the in-flight reconcile finish and takes no queued key', async () => {
+    const gate = new Gate()
+    const ran: string[] = []
+    const queue = new WorkQueue({ name: 'test', clock: new FakeClock() })
+    const loop = new ControllerLoop({
+      queue,
+      workers: 1,
+      reconcile: async (key) => {
+        ran.push(key)
+        if (key === 'a') await gate.promise
+        return Action.awaitChange()
+      },
+    })
+    loop.start()
+    queue.add('a')
+    queue.add('b')
+    await until(() => ran.length === 1, 'the first key is taken')
     const stopping = loop.stop()
     gate.open()
-    await assert.doesNotReject(stopping)
-    assert.deepEqual(ran, ['a', 'b'], 'the worker goes on with the key queued behind')
+    await stopping
+    assert.deepEqual(ran, ['a'], 'a stopping leader hands queued keys to its successor')
+    assert.equal(queue.len(), 1)
   })
 
   it('a reconcile that throws synchronously is treated as an error and retried', async () => {

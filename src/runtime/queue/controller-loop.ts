@@ -134,6 +134,9 @@ export class ControllerLoop {
     const { queue, gate } = this.#options
     if (gate !== undefined && !(await opened(gate, this.#stopping.signal))) return
     for (;;) {
+      // Once stopping, queued keys stay queued: the next leader or replica syncs them, and a
+      // leader draining its queue before releasing its Lease held up every handover by the grace.
+      if (this.#stopping.signal.aborted) return
       let key: string | undefined
       try {
         key = await queue.get(this.#stop.signal)
