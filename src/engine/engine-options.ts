@@ -66,6 +66,11 @@ export interface EngineOptions {
   readonly ssaFieldManager?: string
   readonly log?: Logger
   readonly metrics?: RuntimeMetrics
+  /**
+   * Informers take their lists as streaming initial lists (KEP-3157 WatchList) where the API
+   * server allows them, listing where it refuses (true; `--feature-gates=WatchListClient=false`).
+   */
+  readonly watchList?: boolean
   /** Events per object allowed in a burst (25, upstream `--events-burst`). */
   readonly eventsBurst?: number
   /** Per-object event refill rate in events/s (1/300, upstream `--events-qps`). */

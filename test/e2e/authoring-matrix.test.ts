@@ -1,150 +1,93 @@
 // The authoring tools against the engine on the real control plane, for every controller shape
 // (the e2e half of src/cli/commands/authoring-matrix.test.ts): a namespaced and a cluster-scoped
 // custom parent, a cluster-scoped (Namespace) and a namespaced (Service) built-in one, under a
-// CompositeController and a DecoratorController each. `metactl run` calls one serveHooks server
-// (every CRD given as `parentCrd`, so each route checks its own kind's schema); where the engine's
-// child lands is the answer the callHook helpers and `metactl render` (metactl dev's hook lookup
-// and in-process adapter) must give for the live parent the API server returned.
+// CompositeController and a DecoratorController each, through all four authoring tools:
+// - serveHooks: `metactl run` calls one serveHooks server (every CRD given as `parentCrd`, so each
+//   route checks its own kind's schema), and what it applied is the engine's answer;
+// - the callHook helpers and `metactl render` (metactl dev's hook lookup and in-process adapter)
+//   must give that answer for the live parent the API server returned;
+// - `metactl dev`, the real CLI over a project holding the eight controllers and their hooks: once
+//   the engine's controllers are gone and what they wrote is undone, dev must write it again,
+//   field for field (the children's names, namespaces, labels, annotations, ownerReferences and
+//   data, a CompositeController's status, a DecoratorController's labels on its target), and
+//   find no right missing in the roles `metactl rbac` computed for them.
+// The fixtures (shapes, controllers, the one hook) are test/support/authoring-matrix-fixtures.ts.
 //
 // The plane is this test's own: its controllers sync every Namespace and Service of the cluster.
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { stringify } from 'yaml'
 import { callCompositeHook, callDecoratorHook, serveHooks } from 'metacontroller-ts'
 import type { KubeObject } from 'metacontroller-ts'
-import { CONFIGMAPS, NAMESPACES, SERVICES } from 'metacontroller-ts/kube'
+import { CONFIGMAPS, NAMESPACES } from 'metacontroller-ts/kube'
 import type { ResourceRef } from 'metacontroller-ts/kube'
 import { metacontrollerCrdFiles, startControlPlane, waitFor } from 'metacontroller-ts/testing'
 import type { ControlPlane } from 'metacontroller-ts/testing'
-import { crdFixture } from '../support/crd-fixture.js'
+import {
+  childKeyOf,
+  controllerName,
+  controllerOf,
+  KINDS,
+  MATRIX_NAMESPACES,
+  matrixAnswer,
+  matrixHookModule,
+  SHAPES,
+  TENANT_CRD,
+  THING_CRD,
+} from '../support/authoring-matrix-fixtures.js'
+import type { Kind, Shape } from '../support/authoring-matrix-fixtures.js'
+import { linkProjectModules, startDev } from '../support/dev-process.js'
+import type { DevProcess } from '../support/dev-process.js'
 import { metactl } from '../support/run-metactl.js'
 import { spawnEngine } from '../support/spawned-engine.js'
 import type { SpawnedEngine } from '../support/spawned-engine.js'
-import { hookExportName } from '../../src/sdk/hook-exports.js'
 
-const schema = { type: 'object', required: ['spec'], properties: { spec: { type: 'object' } } }
-const THING_CRD = withStatus(
-  crdFixture({ kind: 'Thing', plural: 'things', scope: 'Namespaced', schema })
-)
-const TENANT_CRD = withStatus(
-  crdFixture({ kind: 'Tenant', plural: 'tenants', scope: 'Cluster', schema })
-)
-/** A CompositeController's parent needs the status subresource (upstream refuses one without). */
-function withStatus(crd: KubeObject): KubeObject {
-  const spec = crd['spec'] as { versions: Record<string, unknown>[] }
-  return {
-    ...crd,
-    spec: { ...spec, versions: spec.versions.map((v) => ({ ...v, subresources: { status: {} } })) },
-  }
-}
-const ref = (group: string, resource: string, namespaced: boolean): ResourceRef => ({
-  group,
-  version: 'v1',
-  resource,
-  namespaced,
-})
-
-interface Shape {
-  readonly id: string
-  readonly name: string
-  readonly apiVersion: string
-  readonly resource: ResourceRef
-  readonly crd?: KubeObject
-  /** Where the parent is (namespace and name), made by `before` unless the cluster has it. */
-  readonly namespace?: string
-  readonly parentName: string
-  readonly create?: KubeObject
-}
-
-const SHAPES: readonly Shape[] = [
-  {
-    id: 'thing',
-    name: 'namespaced custom parent',
-    apiVersion: 'example.com/v1',
-    resource: ref('example.com', 'things', true),
-    crd: THING_CRD,
-    namespace: 'matrix',
-    parentName: 'a',
-    create: { apiVersion: 'example.com/v1', kind: 'Thing', metadata: { name: 'a' }, spec: {} },
-  },
-  {
-    id: 'tenant',
-    name: 'cluster-scoped custom parent',
-    apiVersion: 'example.com/v1',
-    resource: ref('example.com', 'tenants', false),
-    crd: TENANT_CRD,
-    parentName: 'acme',
-    create: { apiVersion: 'example.com/v1', kind: 'Tenant', metadata: { name: 'acme' }, spec: {} },
-  },
-  {
-    id: 'namespace',
-    name: 'built-in cluster-scoped target (Namespace)',
-    apiVersion: 'v1',
-    resource: NAMESPACES,
-    parentName: 'team-a',
-  },
-  {
-    id: 'service',
-    name: 'built-in namespaced target (Service)',
-    apiVersion: 'v1',
-    resource: SERVICES,
-    namespace: 'matrix',
-    parentName: 'web',
-    create: {
-      apiVersion: 'v1',
-      kind: 'Service',
-      metadata: { name: 'web' },
-      spec: { ports: [{ port: 80 }] },
-    },
-  },
-]
-
-const KINDS = ['CompositeController', 'DecoratorController'] as const
-type Kind = (typeof KINDS)[number]
-
-const controllerName = (kind: Kind, shape: Shape): string =>
-  `matrix-${kind === 'CompositeController' ? 'c' : 'd'}-${shape.id}`
-
-/**
- * The hook of every cell: one ConfigMap named after its controller, with no namespace under a
- * namespaced parent and, under a cluster-scoped one, in the Namespace named like the parent.
- */
-function childOf(controller: string, parent: KubeObject): KubeObject {
-  const namespace = parent.metadata.namespace === undefined ? parent.metadata.name : undefined
-  return {
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: { name: `made-${controller}`, ...(namespace === undefined ? {} : { namespace }) },
-    data: {},
-  }
-}
-
-function controllerOf(kind: Kind, shape: Shape, hookUrl: string): KubeObject {
-  const rule = { apiVersion: shape.apiVersion, resource: shape.resource.resource }
-  const configmaps = [{ apiVersion: 'v1', resource: 'configmaps' }]
-  const spec =
-    kind === 'CompositeController'
-      ? { parentResource: rule, childResources: configmaps, generateSelector: true }
-      : { resources: [rule], attachments: configmaps }
-  return {
-    apiVersion: 'metacontroller.k8s.io/v1alpha1',
-    kind,
-    metadata: { name: controllerName(kind, shape) },
-    spec: { ...spec, hooks: { sync: { webhook: { url: hookUrl } } } },
-  }
-}
-
+const SECRETS: ResourceRef = { group: '', version: 'v1', resource: 'secrets', namespaced: true }
 const COMPOSITES: ResourceRef = {
-  ...ref('metacontroller.k8s.io', 'compositecontrollers', false),
+  group: 'metacontroller.k8s.io',
   version: 'v1alpha1',
+  resource: 'compositecontrollers',
+  namespaced: false,
 }
 const DECORATORS: ResourceRef = { ...COMPOSITES, resource: 'decoratorcontrollers' }
+const childRef = (kind: Kind): ResourceRef =>
+  kind === 'CompositeController' ? CONFIGMAPS : SECRETS
+const cells = KINDS.flatMap((kind) => SHAPES.map((shape) => ({ kind, shape })))
+
+/** What a controller wrote for one cell: its child, and its parent's fields it sets. */
+interface CellWrites {
+  readonly child: KubeObject
+  /** A CompositeController's status, a DecoratorController's label on its target. */
+  readonly parent: unknown
+}
+
+/** The fields of a child that matter: identity, labels, annotations, owners, content. */
+function childFields(child: KubeObject): Record<string, unknown> {
+  const { name, namespace, labels, annotations, ownerReferences } = child.metadata
+  return {
+    apiVersion: child.apiVersion,
+    kind: child.kind,
+    metadata: { name, namespace, labels, annotations, ownerReferences },
+    data: child['data'],
+    ...(child['type'] === undefined ? {} : { type: child['type'] }),
+  }
+}
+
+const decoratedLabel = (kind: Kind, shape: Shape): string =>
+  `matrix.example.com/${controllerName(kind, shape)}`
+
+/** The parent's fields the cell's controller writes. */
+function parentFields(kind: Kind, shape: Shape, parent: KubeObject): unknown {
+  if (kind === 'CompositeController') return parent['status']
+  return parent.metadata.labels?.[decoratedLabel(kind, shape)]
+}
 
 describe('the authoring tools agree with the engine on every controller shape', () => {
   const dir = mkdtempSync(join(tmpdir(), 'metactl-matrix-e2e-'))
+  const engineWrites = new Map<string, CellWrites>()
   let plane: ControlPlane
   let engine: SpawnedEngine | undefined
   let closeHooks: (() => Promise<void>) | undefined
@@ -157,7 +100,7 @@ describe('the authoring tools agree with the engine on every controller shape', 
       crds: [...metacontrollerCrdFiles(), THING_CRD, TENANT_CRD],
     })
     const { client } = plane
-    for (const name of ['matrix', 'acme', 'team-a']) {
+    for (const name of MATRIX_NAMESPACES) {
       await client.create(NAMESPACES, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } })
     }
     for (const shape of SHAPES) {
@@ -169,16 +112,10 @@ describe('the authoring tools agree with the engine on every controller shape', 
       await client.create(shape.resource, { ...shape.create, metadata })
     }
     const routes: Record<string, (request: never) => unknown> = {}
-    for (const kind of KINDS) {
-      for (const shape of SHAPES) {
-        const name = controllerName(kind, shape)
-        routes[`/${name}`] =
-          kind === 'CompositeController'
-            ? (request: { parent: KubeObject }) => ({ children: [childOf(name, request.parent)] })
-            : (request: { object: KubeObject }) => ({
-                attachments: [childOf(name, request.object)],
-              })
-      }
+    for (const { kind, shape } of cells) {
+      const name = controllerName(kind, shape)
+      routes[`/${name}`] = (request: { parent?: KubeObject; object?: KubeObject }) =>
+        matrixAnswer(name, request)
     }
     const server = await serveHooks(routes, {
       port: 0,
@@ -204,26 +141,21 @@ describe('the authoring tools agree with the engine on every controller shape', 
     })
   }
 
-  /** Where the engine put the cell's child: `namespace/name`, once it exists. */
-  async function engineAnswer(kind: Kind, shape: Shape, parent: KubeObject): Promise<string> {
-    const child = childOf(controllerName(kind, shape), parent)
-    const namespace = child.metadata.namespace ?? parent.metadata.namespace ?? ''
-    const name = child.metadata.name ?? ''
-    const made = await waitFor(
-      async () => plane.client.get(CONFIGMAPS, name, { namespace }).catch(() => undefined),
-      { timeoutMs: 60_000, description: `${kind} ${controllerName(kind, shape)}'s child` }
+  /** The cell's child and parent fields, once its controller has written both. */
+  async function cellWrites(kind: Kind, shape: Shape): Promise<CellWrites> {
+    return waitFor(
+      async () => {
+        const parent = await liveParent(shape)
+        const { namespace, name } = childKeyOf(kind, shape, parent)
+        const child = await plane.client.get(childRef(kind), name, { namespace })
+        const fields = parentFields(kind, shape, parent)
+        return fields === undefined ? undefined : { child, parent: fields }
+      },
+      { timeoutMs: 60_000, description: `${controllerName(kind, shape)}'s child and parent` }
     )
-    const owner = made.metadata.ownerReferences?.find((o) => o.uid === parent.metadata.uid)
-    assert.ok(
-      owner,
-      `the child is owned by ${parent.kind} ${parent.metadata.name}: ${JSON.stringify(made.metadata)} parent ${JSON.stringify(parent.metadata)}`
-    )
-    return `${namespace}/${name}`
   }
 
-  // One kind at a time: a CompositeController releases every child its parent owns outside its
-  // selector (upstream's claim rules), so beside a DecoratorController over the same parents it
-  // would strip the attachments' ownerReferences.
+  // One kind at a time: the engine's cells check each kind alone; dev's below run both together.
   for (const kind of KINDS) {
     describe(kind, () => {
       const resource = kind === 'CompositeController' ? COMPOSITES : DECORATORS
@@ -240,23 +172,32 @@ describe('the authoring tools agree with the engine on every controller shape', 
         it(`${kind} over a ${shape.name}: serveHooks, the callHook helper and render give the engine's answer`, async () => {
           const parent = await liveParent(shape)
           // serveHooks: the engine called it and applied what it answered.
-          const engineKey = await engineAnswer(kind, shape, parent)
+          const written = await cellWrites(kind, shape)
+          const owner = written.child.metadata.ownerReferences?.find(
+            (o) => o.uid === parent.metadata.uid
+          )
+          assert.ok(owner, `the child is owned by ${parent.kind} ${parent.metadata.name}`)
+          engineWrites.set(controllerName(kind, shape), written)
+          const key = childKeyOf(kind, shape, parent)
+          const engineKey = `${key.namespace}/${key.name}`
 
           const name = controllerName(kind, shape)
           const controller = controllerOf(kind, shape, 'http://hooks.example/sync')
           const helperChildren =
             kind === 'CompositeController'
               ? (
-                  await callCompositeHook(
-                    (request) => ({ children: [childOf(name, request.parent)] }),
-                    { parent, controller, ...(shape.crd ? { parentCrd: shape.crd } : {}) }
-                  )
+                  await callCompositeHook((request) => matrixAnswer(name, request), {
+                    parent,
+                    controller,
+                    ...(shape.crd ? { parentCrd: shape.crd } : {}),
+                  })
                 ).children
               : (
-                  await callDecoratorHook(
-                    (request) => ({ attachments: [childOf(name, request.object)] }),
-                    { object: parent, controller, ...(shape.crd ? { objectCrd: shape.crd } : {}) }
-                  )
+                  await callDecoratorHook((request) => matrixAnswer(name, request), {
+                    object: parent,
+                    controller,
+                    ...(shape.crd ? { objectCrd: shape.crd } : {}),
+                  })
                 ).attachments
           const helperKeys = helperChildren.map(
             (c) =>
@@ -273,13 +214,7 @@ describe('the authoring tools agree with the engine on every controller shape', 
           writeFileSync(files.controller, stringify(controller))
           writeFileSync(files.parent, stringify(parent))
           if (shape.crd !== undefined) writeFileSync(files.crd, stringify(shape.crd))
-          writeFileSync(
-            files.hooks,
-            `const childOf = ${childOf.toString()}\n` +
-              `export const ${hookExportName(name)} = { sync: (request) => request.parent === undefined\n` +
-              `  ? { attachments: [childOf(${JSON.stringify(name)}, request.object)] }\n` +
-              `  : { children: [childOf(${JSON.stringify(name)}, request.parent)] } }\n`
-          )
+          writeFileSync(files.hooks, matrixHookModule([name]))
           const rendered = await metactl([
             'render',
             '--controller',
@@ -302,4 +237,104 @@ describe('the authoring tools agree with the engine on every controller shape', 
       }
     })
   }
+
+  describe('metactl dev', () => {
+    const project = join(dir, 'matrix-project')
+    let dev: DevProcess | undefined
+
+    /** Undoes what the engine wrote for every cell, so that only dev can write it again. */
+    async function undoEngineWrites(): Promise<void> {
+      for (const { kind, shape } of cells) {
+        const parent = await liveParent(shape)
+        const { namespace, name } = childKeyOf(kind, shape, parent)
+        await plane.client.delete(childRef(kind), name, { namespace }).catch(() => undefined)
+        if (kind === 'DecoratorController') {
+          const labels = Object.fromEntries(
+            Object.entries(parent.metadata.labels ?? {}).filter(
+              ([label]) => label !== decoratedLabel(kind, shape)
+            )
+          )
+          await plane.client.update(shape.resource, {
+            ...parent,
+            metadata: { ...parent.metadata, labels },
+          })
+        } else if (shape.crd !== undefined) {
+          await plane.client.updateStatus(shape.resource, { ...parent, status: {} })
+        }
+      }
+    }
+
+    before(async () => {
+      await undoEngineWrites()
+      mkdirSync(join(project, 'deploy'), { recursive: true })
+      mkdirSync(join(project, 'src'))
+      linkProjectModules(project)
+      writeFileSync(join(project, 'package.json'), '{ "name": "matrix", "type": "module" }\n')
+      writeFileSync(
+        join(project, 'deploy', 'crds.yaml'),
+        [THING_CRD, TENANT_CRD].map((crd) => stringify(crd)).join('---\n')
+      )
+      const controllers = cells.map(({ kind, shape }) =>
+        controllerOf(kind, shape, 'http://unused.invalid/sync')
+      )
+      writeFileSync(
+        join(project, 'deploy', 'controllers.yaml'),
+        controllers.map((c) => stringify(c)).join('---\n')
+      )
+      const names = cells.map(({ kind, shape }) => controllerName(kind, shape))
+      writeFileSync(join(project, 'src', 'hooks.mjs'), matrixHookModule(names))
+      const roles = await metactl(['rbac', '-f', join(project, 'deploy', 'controllers.yaml')])
+      assert.equal(roles.code, 0, roles.stderr)
+      writeFileSync(join(project, 'deploy', 'rbac.yaml'), roles.stdout)
+      dev = startDev(project, ['--kubeconfig', plane.kubeconfigPath, '--hooks', 'src/hooks.mjs'])
+      await dev.line(/^dev: serving /, 'metactl dev to start')
+    })
+
+    it('finds no right missing in the roles metactl rbac computed, for any shape or kind', () => {
+      // The rights check runs before dev says it is serving.
+      assert.deepEqual(
+        dev
+          ?.output()
+          .split('\n')
+          .filter((l) => l.includes('warning:')),
+        []
+      )
+    })
+
+    after(async () => {
+      // Ctrl-C or SIGTERM stops the engine and exits cleanly.
+      if (dev !== undefined) assert.deepEqual(await dev.stop(), [0, null])
+    })
+
+    for (const { kind, shape } of cells) {
+      it(`${kind} over a ${shape.name}: metactl dev writes the engine's children and parent fields`, async () => {
+        const name = controllerName(kind, shape)
+        const expected = engineWrites.get(name)
+        assert.ok(expected, `the engine's cell of ${name} ran first and recorded what it wrote`)
+        const parent = await liveParent(shape)
+        const key = childKeyOf(kind, shape, parent)
+        // dev's words: a namespaced parent and its children by name, the others' with namespace.
+        const namespace = parent.metadata.namespace
+        const where = namespace === undefined ? '' : `${namespace}/`
+        const shownChild = namespace === undefined ? `${key.namespace}/${key.name}` : key.name
+        await dev?.line(
+          new RegExp(
+            `^\\S+ \\[${name}\\] sync ${parent.kind} ${where}${shape.parentName}: created 1 \\(${key.kind} ${shownChild}\\)`
+          ),
+          `dev's sync line of ${name}`
+        )
+        await waitFor(
+          async () => {
+            const { child, parent: fields } = await cellWrites(kind, shape)
+            assert.deepEqual(
+              { child: childFields(child), parent: fields },
+              { child: childFields(expected.child), parent: expected.parent }
+            )
+            return true
+          },
+          { timeoutMs: 30_000, description: `${name}: dev's writes equal to the engine's` }
+        )
+      })
+    }
+  })
 })

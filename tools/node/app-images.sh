@@ -20,12 +20,18 @@
 #
 #   tools/node/app-images.sh           build or reuse; prints the image dir last
 #   tools/node/app-images.sh traefik   only the Traefik archive (the integration tests' ingress)
+#
+# ENGINE_SOURCE=<dir> builds the engine from another checkout's src/, bin/, package.json and
+# deploy/crds (with this checkout's production node_modules, which must be the same packages;
+# <dir> needs a node_modules link for the compiler), tagged ENGINE_TAG: the upgrade tests' previous
+# release (test/support/upgrade-previous-release.ts). Give it its own APP_IMAGES.
 set -euo pipefail
 cd "$(dirname "$0")"
 REPO=$(cd ../.. && pwd)
 OUT=${APP_IMAGES:-$REPO/.tmp/images}
 VERSION=$(node -p "require('$REPO/package.json').version")
-ENGINE_TAG=ghcr.io/metacontroller-ts/metacontroller-ts:$VERSION
+ENGINE_TAG=${ENGINE_TAG:-ghcr.io/metacontroller-ts/metacontroller-ts:$VERSION}
+SRC=${ENGINE_SOURCE:-$REPO}
 HOOK_TAG=podservice-hook:dev
 log() { echo "app-images: $*" >&2; }
 start=$(date +%s)
@@ -57,7 +63,7 @@ mapfile -t RUNTIME < <(runtime_files)
 RUNTIME_ENV=(-env PATH=/usr/local/bin:/usr/bin:/bin -env NODE_ENV=production)
 
 newest_source() {
-  find "$REPO/src" "$REPO/bin" "$REPO/examples/podservice" "$REPO/package-lock.json" "$REPO/deploy/crds" \
+  find "$SRC/src" "$SRC/bin" "$REPO/examples/podservice" "$SRC/package-lock.json" "$SRC/deploy/crds" \
     -newer "$1" -print -quit 2>/dev/null
 }
 
@@ -69,11 +75,11 @@ else
   log "[2/4] engine image $ENGINE_TAG (src/ compiled, production node_modules, node $(node --version))"
   # Compiled into the image's own directory: the checkout's dist/ is left alone (tests may use it).
   APP=$TMP/engine-app
-  (cd "$REPO" && npx tsc -p tsconfig.build.json --outDir "$APP/dist")
+  (cd "$REPO" && npx tsc -p "$SRC/tsconfig.build.json" --outDir "$APP/dist")
   mkdir -p "$APP/deploy"
-  cp "$REPO/package.json" "$REPO/package-lock.json" "$APP/"
-  cp -r "$REPO/bin" "$APP/"
-  cp -r "$REPO/deploy/crds" "$APP/deploy/"
+  cp "$SRC/package.json" "$SRC/package-lock.json" "$APP/"
+  cp -r "$SRC/bin" "$APP/"
+  cp -r "$SRC/deploy/crds" "$APP/deploy/"
   # The production dependency tree (npm ci --omit=dev would download it; the checkout has it).
   (cd "$REPO" && npm ls --omit=dev --parseable --all 2>/dev/null) | tail -n +2 | while read -r dep; do
     rel=${dep#"$REPO"/}

@@ -139,6 +139,8 @@ async function upRealNode(io: CliIo, dir: string, opts: UpOptions): Promise<void
     publish: opts.publish.map(published),
     images: opts.image,
     realNodes: parseRealNodes(opts.realNodes ?? '1'),
+    ...(opts.featureGates === undefined ? {} : { featureGates: gates(opts.featureGates) }),
+    ...(opts.auditLog === undefined ? {} : { auditLogPath: resolve(opts.auditLog) }),
     onProgress: (message) => {
       io.err(`  ${message}`)
     },

@@ -88,6 +88,7 @@ async function serve(config: RunConfig, shutdown: Shutdown, log: Logger): Promis
     hookAddresses: config.hookAddresses,
     eventsQps: config.eventsQps,
     eventsBurst: config.eventsBurst,
+    watchList: config.watchList,
     log,
   })
   log.info('starting metactl run', {

@@ -48,6 +48,21 @@ function usageError(overrides: Partial<RunOptions>): CliError {
 }
 
 describe('parseRunFlags', () => {
+  it("streams initial lists unless WatchListClient is off by --feature-gates or client-go's variable", () => {
+    const watchList = (featureGates: string | undefined, env: NodeJS.ProcessEnv = {}): boolean =>
+      parseRunFlags({ ...defaults, ...(featureGates === undefined ? {} : { featureGates }) }, env)
+        .watchList
+    assert.equal(watchList(undefined), true)
+    assert.equal(watchList('WatchListClient=false'), false)
+    assert.equal(watchList(undefined, { KUBE_FEATURE_WatchListClient: 'false' }), false)
+    assert.equal(watchList('WatchListClient=true', { KUBE_FEATURE_WatchListClient: 'false' }), true)
+    assert.match(
+      usageError({ featureGates: 'WatchList=false' }).message,
+      /unknown gate.*WatchListClient/
+    )
+    assert.match(usageError({ featureGates: 'WatchListClient=off' }).message, /true or false/)
+  })
+
   it('refuses unknown zap stack-trace levels and time encodings with the flag name', () => {
     assert.match(usageError({ zapStacktraceLevel: 'loud' }).message, /--zap-stacktrace-level/)
     assert.match(usageError({ zapTimeEncoding: 'sundial' }).message, /--zap-time-encoding/)

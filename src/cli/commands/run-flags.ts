@@ -17,6 +17,7 @@ import { LEADER_ELECTION_DEFAULTS } from '../../runtime/leader/leader-election-d
 import type { LogFormat, LogLevel } from '../../runtime/diagnostics/logger.js'
 import { CliError } from '../cli-error.js'
 import { parseShardingFlags } from './run-sharding-flags.js'
+import { parseClientFeatureGates } from './run-feature-gates.js'
 import type { ShardingFlags, ShardingOptions } from './run-sharding-flags.js'
 import { messageOf } from '../../core/message-of.js'
 
@@ -58,6 +59,8 @@ export interface RunOptions extends ShardingOptions {
   pprofAddress: string
   hookAddress?: string[]
   healthzMaxEventLoopDelay: string
+  /** Client-side feature gates, `WatchListClient=false` (our addition). */
+  featureGates?: string
 }
 
 /**
@@ -144,6 +147,8 @@ export interface RunConfig {
   readonly hookAddresses: HookAddressMap
   /** A longer event-loop stall fails `/healthz`; undefined: not checked. */
   readonly eventLoopStallMs: number | undefined
+  /** Streaming initial lists for informers (client-go's `WatchListClient` gate). */
+  readonly watchList: boolean
 }
 
 function usage(message: string): CliError {
@@ -370,6 +375,7 @@ export function parseRunFlags(opts: RunOptions, env: NodeJS.ProcessEnv = process
       opts.healthzMaxEventLoopDelay.trim() === '0'
         ? undefined
         : duration('healthz-max-event-loop-delay', opts.healthzMaxEventLoopDelay),
+    watchList: parseClientFeatureGates(opts.featureGates, env).watchListClient,
   }
 }
 

@@ -76,6 +76,10 @@ export function runCommand(): Command {
       (value: string, previous: string[] | undefined) => [...(previous ?? []), value]
     )
     .option(
+      '--feature-gates <gates>',
+      'client-side feature gates, client-go names: WatchListClient=false lists and watches instead of streaming initial lists (also KUBE_FEATURE_WatchListClient)'
+    )
+    .option(
       '--healthz-max-event-loop-delay <duration>',
       'an event-loop stall longer than this fails /healthz for 30 s (0 disables)',
       '10s'

@@ -98,6 +98,7 @@ async function dev(io: CliIo, opts: DevOptions): Promise<void> {
       projectDir,
       io,
       verbose: opts.verbose === true,
+      manifestDir: relative(projectDir, manifestDir) || '.',
     })
     const running = session
     const sources = dirname(resolve(projectDir, opts.hooks))

@@ -22,6 +22,7 @@ import { CliError } from '../cli-error.js'
 import type { ControllerHookFunctions } from '../../sdk/hook-exports.js'
 import type { DevCluster } from './dev-cluster.js'
 import { devLogger } from './dev-logger.js'
+import { checkEngineRights } from './check-engine-rights.js'
 import { describeHookError } from './hook-error.js'
 import type { HookModule } from './hook-module.js'
 import type { ProjectManifests } from './project-manifests.js'
@@ -39,6 +40,8 @@ export interface DevSessionOptions {
   readonly io: CliIo
   /** Show the engine's own log lines (info and up) besides the sync lines. */
   readonly verbose: boolean
+  /** The manifest directory as the user sees it (`deploy`), for the fixes the warnings name. */
+  readonly manifestDir: string
 }
 
 const nameOf = (object: KubeObject): string => object.metadata.name ?? ''
@@ -116,6 +119,7 @@ export class DevSession {
       // A bad controller does not stop the others; fixing the manifest starts it.
       if (failure !== undefined) session.#say(failure)
     }
+    await session.#checkRights()
     return session
   }
 
@@ -228,6 +232,22 @@ export class DevSession {
     this.#say(
       `reloaded the manifests (${reason}): ${changes.length === 0 ? 'nothing changed' : changes.join('; ')}`
     )
+    await this.#checkRights()
+  }
+
+  /**
+   * Warns of every right a controller needs that the engine would lack where it is deployed: dev's
+   * own engine runs with the user's credentials, so it would never be refused here.
+   */
+  async #checkRights(): Promise<void> {
+    const { cluster, manifestDir } = this.#options
+    let lines: string[]
+    try {
+      lines = await checkEngineRights(cluster.client, this.#manifests, manifestDir)
+    } catch (error) {
+      lines = [`warning: could not check the rights of the engine: ${firstLineOf(error)}`]
+    }
+    for (const line of lines) this.#say(line)
   }
 
   /**

@@ -17,6 +17,10 @@ import { messageOf } from '../../core/message-of.js'
 export interface ProjectManifests {
   readonly crds: readonly KubeObject[]
   readonly controllers: readonly KubeObject[]
+  /** Every object of the directory (RBAC objects too: dev checks the rights they grant). */
+  readonly objects: readonly KubeObject[]
+  /** The file each object was read from, relative to the project (`deploy/controller.yaml`). */
+  readonly origins: ReadonlyMap<KubeObject, string>
 }
 
 /** The controller kinds `metactl dev` runs. */
@@ -35,9 +39,13 @@ export function readProjectManifests(dir: string, projectDir: string): ProjectMa
         'there (create a project with metactl init, or pass --manifests DIR)'
     )
   }
+  const origins = new Map<KubeObject, string>()
   const objects = manifestFilesIn(dir).flatMap((file) => {
+    const shownFile = relative(projectDir, file)
     try {
-      return parseManifests(readFileSync(file, 'utf8'), relative(projectDir, file))
+      const parsed = parseManifests(readFileSync(file, 'utf8'), shownFile)
+      for (const object of parsed) origins.set(object, shownFile)
+      return parsed
     } catch (error) {
       throw new CliError(messageOf(error))
     }
@@ -57,5 +65,5 @@ export function readProjectManifests(dir: string, projectDir: string): ProjectMa
     if (names.has(name)) throw new CliError(`${shown}/: two controllers are named ${name}`)
     names.add(name)
   }
-  return { crds, controllers }
+  return { crds, controllers, objects, origins }
 }

@@ -11,6 +11,7 @@ import { join } from 'node:path'
 import { startControlPlane } from '../control-plane.js'
 import type { ControlPlane } from '../control-plane.js'
 import { findControlPlaneBinaries } from '../control-plane-binaries.js'
+import type { FeatureGates } from '../api-server-options.js'
 import { ManagedProcess } from '../managed-process.js'
 import type { RecordedProcess } from '../control-plane-state.js'
 import { waitFor } from '../../runtime/clock/wait-for.js'
@@ -59,6 +60,10 @@ export interface SupervisorOptions {
   readonly images: readonly string[]
   /** Real nodes, 1 to MAX_REAL_NODES (real-node-layout.ts); node 1 shares the cluster's namespace. */
   readonly realNodes: number
+  /** kube-apiserver feature gates. */
+  readonly featureGates?: FeatureGates
+  /** kube-apiserver's audit log of writes (a path outside the private mounts, which the host reads). */
+  readonly auditLogPath?: string
 }
 
 const SERVICE_ACCOUNTS = {
@@ -211,6 +216,8 @@ async function supervise(options: SupervisorOptions): Promise<void> {
     },
     onProgress: log,
     volumesMount: 'caller',
+    ...(options.featureGates === undefined ? {} : { featureGates: options.featureGates }),
+    ...(options.auditLogPath === undefined ? {} : { auditLogPath: options.auditLogPath }),
   })
   const forwarder = forwarderCommand(
     `unix:${layout.apiServerSocket}`,

@@ -20,6 +20,7 @@ import { mkdirSync, mkdtempSync, openSync, closeSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import type { ClusterConfig } from '../../kube/cluster-config.js'
+import type { FeatureGates } from '../api-server-options.js'
 import { DynamicClient } from '../../kube/dynamic-client.js'
 import { KubeTransport } from '../../kube/kube-transport.js'
 import { loadClusterConfig } from '../../kube/load-cluster-config.js'
@@ -62,6 +63,13 @@ export interface RealNodeClusterOptions {
    * its own, all on one Pod network (default 1; at most {@link MAX_REAL_NODES}).
    */
   readonly realNodes?: number
+  /** kube-apiserver feature gates, e.g. `{ ShardedListAndWatch: true }`. */
+  readonly featureGates?: FeatureGates
+  /**
+   * Writes kube-apiserver's audit log of writes here (JSON lines; see `AUDIT_POLICY`), a path the
+   * host reads: the upgrade tests attribute each child write to the engine Pod that made it.
+   */
+  readonly auditLogPath?: string
 }
 
 /** A running cluster with a real node. */
@@ -148,6 +156,10 @@ export async function startRealNodeCluster(
       publish: options.publish ?? [],
       images: (options.images ?? []).map((i) => resolve(i)),
       realNodes,
+      ...(options.featureGates === undefined ? {} : { featureGates: options.featureGates }),
+      ...(options.auditLogPath === undefined
+        ? {}
+        : { auditLogPath: resolve(options.auditLogPath) }),
     },
     supervisorLog,
     (line) => {

@@ -7,6 +7,7 @@
 import type { KubeObject } from '../../core/kube-object.js'
 import type { JitteredBackoffOptions } from '../rate-limit/backoff.js'
 import type { Clock } from '../clock/clock.js'
+import type { WatchListFallback } from './watch-list-fallbacks.js'
 
 /** Callbacks for cache changes. */
 export interface InformerHandlers<T extends KubeObject = KubeObject> {
@@ -35,6 +36,8 @@ export interface InformerObserver {
   onError?(description: string, error: unknown, retryInMs: number): void
   /** Called when a handler throws; the informer goes on with the next handler. */
   onHandlerError?(description: string, error: unknown): void
+  /** Called when the server refused a streaming initial list; the informer lists from then on. */
+  onWatchListFallback?(description: string, error: unknown): void
 }
 
 /** Options of {@link Informer}. */
@@ -53,6 +56,14 @@ export interface InformerOptions {
   readonly random?: () => number
   /** Receives lifecycle events. */
   readonly observer?: InformerObserver
+  /**
+   * Takes each (re)list as a streaming initial list (KEP-3157 WatchList: a watch with
+   * `sendInitialEvents=true`) when the `ListWatcher` offers one and the server has not
+   * refused it (true; client-go's `WatchListClient` gate).
+   */
+  readonly watchList?: boolean
+  /** Where a refusal of streaming initial lists is remembered (one of the informer's own). */
+  readonly watchListFallback?: WatchListFallback
   /**
    * Rewrites each object before it is cached and handed to handlers, e.g.
    * {@link stripManagedFields} to save memory. It must keep `metadata.name`, `namespace` and

@@ -4,6 +4,11 @@
  * @remarks
  * **Expected flow** List (paginated) → watch with bookmarks from the list's resourceVersion →
  * on a normal end of the watch, watch again from the last resourceVersion seen (event or bookmark).
+ * With `watchList` (the default) and a {@link ListWatcher} that offers it, the list is a streaming
+ * one instead (KEP-3157): one watch whose initial events fill a fresh store until the bookmark
+ * annotated `k8s.io/initial-events-end`, when that store is swapped in as a list would be, and the
+ * same watch goes on from that bookmark. A server that refuses it (422 or 400, or a stream that
+ * ends without that bookmark) is remembered in `watchListFallback`, and the informer lists.
  *
  * **Guarantees**
  * - On 410 Gone (HTTP or an in-stream `ERROR`), the informer relists and emits exactly the
@@ -33,7 +38,6 @@
  *
  * @module
  */
-import { objectKey } from '../../core/object-key.js'
 import type { KubeObject } from '../../core/kube-object.js'
 import { GoneError } from '../../kube/api-error.js'
 import type { WatchEvent } from '../../kube/watch-event.js'
@@ -51,14 +55,18 @@ import type {
   InformerRestartReason,
 } from './informer-options.js'
 import { HandlerFanOut } from './handler-fan-out.js'
-import type { HandlerCall } from './handler-fan-out.js'
 import { listAllPages } from './list-all-pages.js'
 import type { ListWatcher } from './list-watcher.js'
 import { ObjectStore } from './object-store.js'
 import type { ObjectReader } from './object-store.js'
 import { watchOnce } from './watch-once.js'
 import type { WatchOutcome } from './watch-once.js'
-import { watchStatusError } from './watch-status-error.js'
+import { applyWatchEvent } from './apply-watch-event.js'
+import { SyncLatch } from './sync-latch.js'
+import { InitialEvents, InitialEventsIgnoredError, isWatchListRefusal } from './initial-events.js'
+import { replaceStore } from './replace-store.js'
+import { watchListFallback } from './watch-list-fallbacks.js'
+import type { WatchListFallback } from './watch-list-fallbacks.js'
 
 // The informer's vocabulary lives beside it; its many importers keep importing it from here.
 export type {
@@ -80,10 +88,10 @@ export class Informer<T extends KubeObject = KubeObject> {
   readonly #clock: Clock
   readonly #options: InformerOptions
   readonly #random: () => number
+  readonly #fallback: WatchListFallback
   #abort: AbortController | undefined
   #loop: Promise<void> | undefined
-  #synced = false
-  readonly #syncWaiters = new Set<() => void>()
+  readonly #synced = new SyncLatch()
   #lastEventAt: number | undefined
   #relists = 0
   #watchRestarts = 0
@@ -100,6 +108,7 @@ export class Informer<T extends KubeObject = KubeObject> {
     this.#options = options
     this.#clock = options.clock ?? systemClock
     this.#random = options.random ?? Math.random
+    this.#fallback = options.watchListFallback ?? watchListFallback()
     checkInformerOptions(options)
     // Checks the backoff options now: a RangeError inside the loop would end it.
     jitteredBackoffMs(0, this.#backoffOptions())
@@ -127,7 +136,7 @@ export class Informer<T extends KubeObject = KubeObject> {
 
   /** Tells whether the first list has been applied to the cache. */
   hasSynced(): boolean {
-    return this.#synced
+    return this.#synced.isOpen
   }
 
   /** Milliseconds since the last list or watch event (bookmarks count); undefined before any. */
@@ -144,28 +153,12 @@ export class Informer<T extends KubeObject = KubeObject> {
    * that come after: never a change twice.
    */
   subscribe(handlers: InformerHandlers<T>): () => void {
-    return this.#handlers.subscribe(handlers, this.#synced ? this.#store.list() : [])
+    return this.#handlers.subscribe(handlers, this.#synced.isOpen ? this.#store.list() : [])
   }
 
   /** Resolves once the cache is synced; rejects when `signal` aborts first. */
   waitForSync(signal?: AbortSignal): Promise<void> {
-    if (this.#synced) return Promise.resolve()
-    return new Promise((resolve, reject) => {
-      const done = (): void => {
-        signal?.removeEventListener('abort', onAbort)
-        resolve()
-      }
-      const onAbort = (): void => {
-        this.#syncWaiters.delete(done)
-        reject(signal?.reason as Error)
-      }
-      if (signal?.aborted === true) {
-        onAbort()
-        return
-      }
-      signal?.addEventListener('abort', onAbort, { once: true })
-      this.#syncWaiters.add(done)
-    })
+    return this.#synced.wait(signal)
   }
 
   /**
@@ -199,14 +192,19 @@ export class Informer<T extends KubeObject = KubeObject> {
     while (!signal.aborted) {
       let listing = false
       try {
+        let outcome: WatchOutcome | undefined
         if (this.#resourceVersion === undefined) {
-          listing = true
           const why = reason
           this.#notify((observer) => observer.onRelist?.(this.description, why))
-          this.#resourceVersion = await this.#relist(signal)
-          listing = false
+          // Undefined when not streamed, or refused: the list below is this relist.
+          outcome = this.#streamsLists() ? await this.#streamList(signal) : undefined
+          if (outcome === undefined) {
+            listing = true
+            this.#resourceVersion = await this.#relist(signal)
+            listing = false
+          }
         }
-        const outcome = await this.#watch(this.#resourceVersion, signal)
+        outcome ??= await this.#watch(this.#resourceVersion ?? '', signal)
         // Only a 410 that directly follows a 410 waits: one after a watch that ended any other
         // way (a timeout, a dropped connection of a restarting API server) relists at once.
         if (outcome.kind !== 'gone') this.#gones = 0
@@ -279,39 +277,58 @@ export class Informer<T extends KubeObject = KubeObject> {
     )
     this.#relists++
     this.#touch()
-    this.#replace(items)
+    this.#replace(items.map((raw) => this.#transform(raw)))
     return resourceVersion
   }
 
-  /** Brings the cache to `items` in one synchronous pass, then emits the difference. */
-  #replace(items: readonly T[]): void {
-    const calls: HandlerCall<T>[] = []
-    const seen = new Set<string>()
-    for (const raw of items) {
-      const item = this.#transform(raw)
-      const key = objectKey(item)
-      seen.add(key)
-      const old = this.#store.get(key)
-      if (old?.metadata.resourceVersion === item.metadata.resourceVersion && old !== undefined) {
-        continue
-      }
-      this.#store.upsert(item)
-      calls.push(old === undefined ? (h) => h.onAdd?.(item) : (h) => h.onUpdate?.(old, item))
-    }
-    for (const object of this.#store.list()) {
-      const key = objectKey(object)
-      if (!seen.has(key)) {
-        this.#store.remove(key)
-        calls.push((h) => h.onDelete?.(object))
-      }
-    }
-    // Marked before the handlers run, so a handler subscribing meanwhile gets the whole cache.
-    const first = !this.#synced
-    this.#synced = true
+  /** Brings the cache to `items` (transformed) in one synchronous pass, then emits the difference. */
+  #replace(items: Iterable<T>): void {
+    const calls = replaceStore(this.#store, items)
+    // Opened before the handlers run, so a handler subscribing meanwhile gets the whole cache;
+    // waiters resume in a later microtask, after the handlers.
+    this.#synced.open()
     this.#handlers.emit(calls)
-    if (first) {
-      for (const waiter of this.#syncWaiters) waiter()
-      this.#syncWaiters.clear()
+  }
+
+  #streamsLists(): boolean {
+    return (
+      this.#options.watchList !== false &&
+      this.#source.watchList !== undefined &&
+      !this.#fallback.refused
+    )
+  }
+
+  /**
+   * A streaming list: the initial events fill a fresh store, swapped in at the end bookmark, and
+   * the same watch goes on. Before that bookmark a refusal turns this resource to listing:
+   * undefined, so the loop lists at once.
+   */
+  async #streamList(signal: AbortSignal): Promise<WatchOutcome | undefined> {
+    const initial = new InitialEvents<T>((object) => this.#transform(object))
+    // An object, not a let: the event callback turns it, which flow analysis cannot see.
+    const phase = { initial: true }
+    try {
+      const outcome = await this.#watchEvents(undefined, signal, (event) => {
+        if (!phase.initial) return false
+        const resourceVersion = initial.take(event)
+        if (resourceVersion === undefined) return true
+        phase.initial = false
+        this.#relists++
+        this.#replace(initial.items())
+        this.#resourceVersion = resourceVersion
+        return true
+      })
+      if (phase.initial && outcome.kind === 'ended') {
+        throw new InitialEventsIgnoredError(
+          `watch of ${this.description} ended before the end of its initial events: the API server ignores sendInitialEvents`
+        )
+      }
+      return outcome
+    } catch (error) {
+      if (!phase.initial || !isWatchListRefusal(error) || isAborted(signal)) throw error
+      this.#fallback.refuse()
+      this.#notify((observer) => observer.onWatchListFallback?.(this.description, error))
+      return undefined
     }
   }
 
@@ -320,19 +337,19 @@ export class Informer<T extends KubeObject = KubeObject> {
     return transform === undefined ? object : (transform(object) as T)
   }
 
-  #apply(raw: T): void {
-    const object = this.#transform(raw)
-    const old = this.#store.get(objectKey(object))
-    if (old?.metadata.resourceVersion === object.metadata.resourceVersion && old !== undefined) {
-      return
-    }
-    this.#store.upsert(object)
-    this.#handlers.emit([
-      old === undefined ? (h) => h.onAdd?.(object) : (h) => h.onUpdate?.(old, object),
-    ])
+  #watch(resourceVersion: string, outer: AbortSignal): Promise<WatchOutcome> {
+    return this.#watchEvents(resourceVersion, outer, () => false)
   }
 
-  async #watch(resourceVersion: string, outer: AbortSignal): Promise<WatchOutcome> {
+  /**
+   * One watch from `resourceVersion` (undefined: a streaming list); `initial` sees each event
+   * first and returns true when it took it, so it is not applied to the cache.
+   */
+  #watchEvents(
+    resourceVersion: string | undefined,
+    outer: AbortSignal,
+    initial: (event: WatchEvent) => boolean
+  ): Promise<WatchOutcome> {
     const range = this.#options.watchTimeoutSeconds ?? { min: 300, max: 600 }
     const timeoutSeconds = Math.round(range.min + (range.max - range.min) * this.#random())
     const idleTimeoutMs = this.#options.idleTimeoutMs ?? 150_000
@@ -343,35 +360,12 @@ export class Informer<T extends KubeObject = KubeObject> {
         this.#failures = 0
         this.#gones = 0
       }
-      this.#applyEvent(event)
+      if (initial(event)) return
+      const call = applyWatchEvent(this.#store, event, (o) => this.#transform(o), this.description)
+      if (call !== undefined) this.#handlers.emit([call])
       const rv = event.object.metadata.resourceVersion
       if (rv !== undefined && rv !== '') this.#resourceVersion = rv
     })
-  }
-
-  /** Applies one watch event (not an `ERROR`) to the cache and tells the handlers. */
-  #applyEvent(event: WatchEvent): void {
-    switch (event.type) {
-      case 'ADDED':
-      case 'MODIFIED':
-        this.#apply(event.object as T)
-        break
-      case 'DELETED': {
-        // The event carries the object's final state, which is the last known one.
-        const last = this.#transform(event.object as T)
-        this.#store.remove(objectKey(last))
-        this.#handlers.emit([(h) => h.onDelete?.(last)])
-        break
-      }
-      case 'BOOKMARK':
-        break
-      case 'ERROR':
-        throw watchStatusError(this.description, event.object)
-      default: {
-        const unreachable: never = event.type
-        throw new Error(`unexpected watch event ${String(unreachable)}`)
-      }
-    }
   }
 
   #touch(): void {

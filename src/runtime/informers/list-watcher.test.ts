@@ -41,11 +41,14 @@ async function writeInPieces(res: ServerResponse, body: string): Promise<void> {
 describe('dynamicListWatcher', () => {
   let transport: KubeTransport
   let close: () => Promise<void>
+  const queries: URLSearchParams[] = []
 
   before(async () => {
     const server = createServer((req: IncomingMessage, res: ServerResponse) => {
       res.writeHead(200, { 'content-type': 'application/json' })
-      const watching = new URL(req.url ?? '', 'http://x').searchParams.get('watch') === 'true'
+      const query = new URL(req.url ?? '', 'http://x').searchParams
+      queries.push(query)
+      const watching = query.get('watch') === 'true'
       void writeInPieces(res, watching ? EVENTS : LIST)
     })
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
@@ -97,6 +100,27 @@ describe('dynamicListWatcher', () => {
       watched.reduce((a, b) => a + b, 0),
       Buffer.byteLength(EVENTS)
     )
+  })
+
+  it('asks for a streaming initial list as KEP-3157 says, with no resourceVersion', async () => {
+    const lw = dynamicListWatcher(new DynamicClient(transport), CONFIGMAPS, {
+      namespace: 'ns',
+      labelSelector: 'app=web',
+    })
+    assert.ok(lw.watchList !== undefined)
+    queries.length = 0
+    const stream = await lw.watchList({ timeoutSeconds: 60, signal: new AbortController().signal })
+    const events: WatchEvent[] = []
+    for await (const event of stream) events.push(event)
+    assert.equal(events.length, 3)
+    assert.deepEqual(Object.fromEntries(queries[0] ?? []), {
+      watch: 'true',
+      labelSelector: 'app=web',
+      allowWatchBookmarks: 'true',
+      timeoutSeconds: '60',
+      sendInitialEvents: 'true',
+      resourceVersionMatch: 'NotOlderThan',
+    })
   })
 
   it('reads as before when no one asks for the bytes', async () => {

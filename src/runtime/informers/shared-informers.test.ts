@@ -8,6 +8,7 @@ import type { ListWatchScope, ListWatcher } from './list-watcher.js'
 import { SharedInformers } from './shared-informers.js'
 import type { ListWatcherFactory } from './shared-informers.js'
 import { settle, until } from '../../../test/support/event-loop-turns.js'
+import { MemoryCollection } from '../../../test/support/memory-collection.js'
 
 type ListOptions = Parameters<ListWatcher['listPage']>[0]
 type WatchOptions = Parameters<ListWatcher['watch']>[0]
@@ -297,5 +298,27 @@ describe('SharedInformers', () => {
     const badOptions = new SharedInformers(recordingFactory().factory, { pageSize: 0 })
     assert.throws(() => badOptions.acquire(pods), RangeError)
     assert.equal(badOptions.size, 0)
+  })
+
+  it("remembers a server's refusal of streaming lists for every collection of the resource", async () => {
+    const sources: MemoryCollection[] = []
+    const shared = new SharedInformers(() => {
+      const source = new MemoryCollection()
+      source.watchListMode = 'refuse'
+      sources.push(source)
+      return source
+    })
+    const first = shared.acquire(pods, { namespace: 'a' })
+    await first.informer.waitForSync()
+    const sameResource = shared.acquire(pods, { namespace: 'b' })
+    await sameResource.informer.waitForSync()
+    const otherResource = shared.acquire(deployments)
+    await otherResource.informer.waitForSync()
+    assert.deepEqual(
+      sources.map((source) => source.calls[0]),
+      ['watchList', 'list', 'watchList'],
+      'the second collection of pods lists at once; deployments still ask'
+    )
+    await shared.stopAll()
   })
 })

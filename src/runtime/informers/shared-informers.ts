@@ -14,6 +14,8 @@
  * - `release()` is idempotent per handle: calling it twice drops one hold, not two.
  * - An acquire after the last release (even while that informer is still stopping) starts a
  *   fresh informer, with a fresh cache.
+ * - A resource whose server refused a streaming initial list is listed by all its informers
+ *   from then on, without asking again.
  *
  * **Caveats** The object type `T` of {@link SharedInformers.acquire} is trusted, as with the
  * dynamic client; two holders of one collection must agree on it. Handlers subscribed by a holder
@@ -26,6 +28,7 @@ import type { ResourceRef } from '../../kube/dynamic-client.js'
 import { Informer } from './informer.js'
 import type { InformerOptions } from './informer.js'
 import type { ListWatchScope, ListWatcher } from './list-watcher.js'
+import { WatchListFallbacks } from './watch-list-fallbacks.js'
 
 /** Builds the {@link ListWatcher} of one collection; `dynamicListWatcher` over a client in production. */
 export type ListWatcherFactory = (ref: ResourceRef, scope: ListWatchScope) => ListWatcher
@@ -86,6 +89,8 @@ export class SharedInformers {
   readonly #factory: ListWatcherFactory
   readonly #options: InformerOptions
   readonly #entries = new Map<string, Entry>()
+  /** A server's refusal of streaming lists holds for the resource, whatever the collection. */
+  readonly #watchListFallbacks = new WatchListFallbacks()
 
   /** Creates an empty registry; `options` are given to every informer it starts. */
   constructor(factory: ListWatcherFactory, options: InformerOptions = {}) {
@@ -112,7 +117,12 @@ export class SharedInformers {
     const key = collectionKeyOf(ref, normalized)
     let entry = this.#entries.get(key)
     if (entry === undefined) {
-      const informer = new Informer(this.#factory(ref, normalized), this.#options)
+      const informer = new Informer(this.#factory(ref, normalized), {
+        ...this.#options,
+        watchListFallback: this.#watchListFallbacks.of(
+          `${ref.resource}.${ref.version}.${ref.group}`
+        ),
+      })
       entry = { key, informer, holders: 0, stopping: undefined }
       this.#entries.set(key, entry)
       informer.start()

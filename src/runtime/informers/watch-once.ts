@@ -26,10 +26,19 @@ export type WatchOutcome =
 
 /** What one watch starts from and how long it may stay open or silent. */
 export interface WatchOnceOptions {
-  readonly resourceVersion: string
+  /** Where the watch starts; undefined: a streaming initial list (the source's `watchList`). */
+  readonly resourceVersion: string | undefined
   readonly timeoutSeconds: number
   readonly idleTimeoutMs: number
   readonly clock: Clock
+}
+
+function openWatchList<T extends KubeObject>(
+  source: ListWatcher<T>,
+  options: { readonly timeoutSeconds: number; readonly signal: AbortSignal }
+): Promise<AsyncIterable<WatchEvent>> {
+  if (source.watchList === undefined) throw new Error(`${source.description} cannot stream lists`)
+  return source.watchList(options)
 }
 
 /**
@@ -53,19 +62,23 @@ export async function watchOnce<T extends KubeObject>(
   else outer.addEventListener('abort', onOuterAbort, { once: true })
   const idleReason = new Error('watch idle')
   let timer: TimerHandle | undefined
-  const armIdle = (): void => {
-    if (timer !== undefined) clock.clearTimeout(timer)
-    timer = clock.setTimeout(() => {
-      controller.abort(idleReason)
-    }, idleTimeoutMs)
+  // One timer per quiet spell, not one per event: when it fires early it waits out the rest.
+  let lastActivityMs = clock.now()
+  const checkIdle = (): void => {
+    const quietMs = clock.now() - lastActivityMs
+    if (quietMs >= idleTimeoutMs) controller.abort(idleReason)
+    else timer = clock.setTimeout(checkIdle, idleTimeoutMs - quietMs)
   }
   let iterator: AsyncIterator<WatchEvent> | undefined
   let sawEvent = false
   try {
-    armIdle()
+    timer = clock.setTimeout(checkIdle, idleTimeoutMs)
+    const signal = controller.signal
     const events = await untilAborted(
-      source.watch({ resourceVersion, timeoutSeconds, signal: controller.signal }),
-      controller.signal
+      resourceVersion === undefined
+        ? openWatchList(source, { timeoutSeconds, signal })
+        : source.watch({ resourceVersion, timeoutSeconds, signal }),
+      signal
     )
     iterator = events[Symbol.asyncIterator]()
     for (;;) {
@@ -81,7 +94,7 @@ export async function watchOnce<T extends KubeObject>(
         if (error.code === 410) return { kind: 'gone', error }
         throw error
       }
-      armIdle()
+      lastActivityMs = clock.now()
       onEvent(event, !sawEvent)
       sawEvent = true
     }

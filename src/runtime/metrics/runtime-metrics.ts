@@ -308,6 +308,9 @@ export class RuntimeMetrics {
       onHandlerError: (resource, error) => {
         next?.onHandlerError?.(resource, error)
       },
+      onWatchListFallback: (resource, error) => {
+        next?.onWatchListFallback?.(resource, error)
+      },
     }
   }
 
