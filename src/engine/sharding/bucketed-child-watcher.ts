@@ -80,6 +80,7 @@ export function bucketedChildWatcher(options: BucketedChildWatcherOptions): List
       if (token === undefined) {
         await selection.ready(page.signal)
         generation = selection.generation
+        if (id !== undefined) options.listings?.started(id)
         const selector = bucketSelector(SHARD_BUCKET_LABEL, bucketsTouching(selection.ranges ?? []))
         listed.labelled =
           selector === undefined ? undefined : { selector, source: source(selector) }
@@ -99,10 +100,13 @@ export function bucketedChildWatcher(options: BucketedChildWatcherOptions): List
       const next = more !== '' ? `${phase}${more}` : phase === 'L:' ? 'U:' : undefined
       // Told once the informer has put the list in its cache (it does so in the microtasks
       // after this page returns): a sync it lets through must find the children there.
-      if (next === undefined && id !== undefined)
+      if (next === undefined && id !== undefined) {
+        // The generation this list was made for, even if another list began before the immediate.
+        const made = generation
         setImmediate(() => {
-          options.listings?.listed(id, generation)
+          options.listings?.listed(id, made)
         })
+      }
       return withContinue(list, next)
     },
     watch: (watch) => watchBoth(watch, { listed, unlabelled, selection, options, received, hold }),
