@@ -61,6 +61,21 @@ describe('childFaults', () => {
     ])
   })
 
+  it("tolerates a replica's refused re-create of its own child, not another replica's", () => {
+    const own = { ...child('create', 0), code: 201 }
+    const again = { ...child('create', 9), code: 409 }
+    assert.deepEqual(childFaults([own, again], 'children', ['p']), [])
+    const other = { ...again, replica: 'b' }
+    assert.deepEqual(childFaults([own, other], 'children', ['p']), [
+      'p: created 2 times (a 201, b 409), deleted 0 times',
+    ])
+    const refusedFirst = [
+      { ...child('create', 0), code: 409 },
+      { ...child('create', 9), code: 201 },
+    ]
+    assert.equal(childFaults(refusedFirst, 'children', ['p']).length, 1)
+  })
+
   it('ignores writes to other resources', () => {
     const writes = [child('create', 0), { ...child('delete', 5), resource: 'parents' }]
     assert.deepEqual(childFaults(writes, 'children', ['p']), [])
