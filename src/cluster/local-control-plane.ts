@@ -335,7 +335,9 @@ export class LocalControlPlane implements ControlPlane {
   // Stops a component whose port was taken and gives it a new free port for its next start.
   async #repickPort(name: string, key: 'controllerManager' | 'scheduler' | 'kwok'): Promise<void> {
     await this.#processes.stopOne(name)
-    this.#ports = { ...this.#layout().ports, [key]: await findFreePort() }
+    // The port first: the scheduler and KWOK may repick at once, and each keeps the other's.
+    const port = await findFreePort()
+    this.#ports = { ...this.#layout().ports, [key]: port }
   }
 
   #writeState(): void {
