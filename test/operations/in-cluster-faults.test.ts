@@ -183,7 +183,7 @@ describe('the in-cluster engine under faults on a real node', { timeout: 40 * 60
         'get',
         'configmaps',
         '-o',
-        'jsonpath={..resourceVersion}'
+        'jsonpath={.items[*].metadata.resourceVersion}'
       )
     let failing = { fromMs: 0, toMs: 0, children: '' }
     const { writes } = await run('hook crash-looping', async () => {
