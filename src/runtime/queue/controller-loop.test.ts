@@ -2,7 +2,12 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { AlreadyExistsError, ConflictError } from '../../kube/api-error.js'
 import { Action, ControllerLoop, outcomeOf } from './controller-loop.js'
-import type { Outcome, Reconcile, ReconcileContext } from './controller-loop.js'
+import type {
+  ControllerLoopOptions,
+  Outcome,
+  Reconcile,
+  ReconcileContext,
+} from './controller-loop.js'
 import { FakeClock } from '../clock/fake-clock.js'
 import { NotSyncedError, RetryAfterError, TerminalError } from './reconcile-errors.js'
 import { WorkQueue } from './work-queue.js'
@@ -424,11 +429,16 @@ describe('ControllerLoop', () => {
     await loop.stop()
   })
 
-  it('an observer that throws does not kill its worker or fail stop()', async () => {
+  /** One worker holding key `a` at a gate, with `b` queued behind it. */
+  async function heldAtGate(observer?: ControllerLoopOptions['observer']): Promise<{
+    gate: Gate
+    ran: string[]
+    queue: WorkQueue
+    loop: ControllerLoop
+  }> {
     const gate = new Gate()
     const ran: string[] = []
-    const clock = new FakeClock()
-    const queue = new WorkQueue({ name: 'test', clock })
+    const queue = new WorkQueue<string>({ name: 'test', clock: new FakeClock() })
     const loop = new ControllerLoop({
       queue,
       workers: 1,
@@ -437,16 +447,21 @@ describe('ControllerLoop', () => {
         if (key === 'a') await gate.promise
         return Action.awaitChange()
       },
-      observer: {
-        onOutcome: () => {
-          throw new Error('observer broke')
-        },
-      },
+      ...(observer === undefined ? {} : { observer }),
     })
     loop.start()
     queue.add('a')
     queue.add('b')
     await until(() => ran.length === 1, 'the first key is taken')
+    return { gate, ran, queue, loop }
+  }
+
+  it('an observer that throws does not kill its worker or fail stop()', async () => {
+    const { gate, ran, loop } = await heldAtGate({
+      onOutcome: () => {
+        throw new Error('observer broke')
+      },
+    })
     gate.open()
     await until(() => ran.length === 2, 'the worker goes on with the key queued behind')
     assert.deepEqual(ran, ['a', 'b'])
@@ -454,22 +469,7 @@ describe('ControllerLoop', () => {
   })
 
   it('stop() lets the in-flight reconcile finish and takes no queued key', async () => {
-    const gate = new Gate()
-    const ran: string[] = []
-    const queue = new WorkQueue({ name: 'test', clock: new FakeClock() })
-    const loop = new ControllerLoop({
-      queue,
-      workers: 1,
-      reconcile: async (key) => {
-        ran.push(key)
-        if (key === 'a') await gate.promise
-        return Action.awaitChange()
-      },
-    })
-    loop.start()
-    queue.add('a')
-    queue.add('b')
-    await until(() => ran.length === 1, 'the first key is taken')
+    const { gate, ran, queue, loop } = await heldAtGate()
     const stopping = loop.stop()
     gate.open()
     await stopping
