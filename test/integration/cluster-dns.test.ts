@@ -28,6 +28,7 @@ const NAMESPACES = ref('', 'namespaces', false)
 const PODS = ref('', 'pods')
 const SERVICES = ref('', 'services')
 const STATEFULSETS = ref('apps', 'statefulsets')
+const ENDPOINT_SLICES = ref('discovery.k8s.io', 'endpointslices')
 
 const NS = 'dns-test'
 const PROBE_IMAGE = 'metactl.local/dns-probe:1'
@@ -169,8 +170,31 @@ describe('cluster DNS on the real node (CoreDNS, kube-dns)', () => {
       { timeoutMs: 90_000, intervalMs: 500, description: 'the StatefulSet Pods to be Ready' }
     )
     const byName = new Map(pods.map((p) => [p.metadata.name ?? '', podIp(p)]))
+    // CoreDNS answers from EndpointSlices, which the endpoint-slice controller writes some time
+    // after the Pods turn Ready: probing before then sees one Pod (or none) behind the headless name.
+    await waitFor(async () => (await readyEndpointIps(c, 'web')).length === 2, {
+      timeoutMs: 60_000,
+      intervalMs: 250,
+      description: 'both web Pods in the EndpointSlices',
+    })
     const clusterIp = (service['spec'] as { clusterIP: string }).clusterIP
     return { clusterIp, pods: [byName.get('web-0') ?? '', byName.get('web-1') ?? ''] }
+  }
+
+  // The ready addresses that the EndpointSlices of a Service list.
+  async function readyEndpointIps(c: RealNodeCluster, service: string): Promise<string[]> {
+    const slices = await c.client.list(ENDPOINT_SLICES, {
+      namespace: NS,
+      labelSelector: `kubernetes.io/service-name=${service}`,
+    })
+    return slices.items.flatMap((slice) =>
+      (
+        (slice['endpoints'] ?? []) as {
+          addresses: string[]
+          conditions?: { ready?: boolean }
+        }[]
+      ).flatMap((e) => (e.conditions?.ready === true ? e.addresses : []))
+    )
   }
 
   // Runs the lookups in a Pod of the test namespace and returns what its log says.
