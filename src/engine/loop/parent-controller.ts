@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { waitForSyncProgress } from '../../runtime/informers/wait-for-sync-progress.js'
 import type { KubeObject } from '../../core/kube-object.js'
 import type { ResourceRef } from '../../kube/dynamic-client.js'
 import { ControllerLoop } from '../../runtime/queue/controller-loop.js'
@@ -108,6 +109,11 @@ export interface ParentControllerOptions {
   readonly shard?: ParentShard
   /** Answers `metactl sync` requests; absent: requests are synced but not answered. */
   readonly syncResults?: SyncResultWriter
+  /**
+   * How long a cache may receive nothing before its first sync until {@link ParentController.start}
+   * fails; absent: it waits for as long as it takes.
+   */
+  readonly cacheSyncStallMs?: number
 }
 
 /** Runs one hosted controller: caches, queue, workers, resync. */
@@ -187,7 +193,8 @@ export class ParentController {
 
   /**
    * Acquires the informers, waits until all are synced, then starts the workers and the resync.
-   * Rejects (after releasing everything) when `signal` aborts first.
+   * Rejects (after releasing everything) when `signal` aborts first, or with a
+   * `CacheSyncStalledError` when a cache stalls (see {@link ParentControllerOptions.cacheSyncStallMs}).
    */
   async start(signal?: AbortSignal): Promise<void> {
     const { kind, informers, shardedInformers: sharded, childInformers, shard } = this.#options
@@ -245,7 +252,13 @@ export class ParentController {
       this.#unsubscribe.push(lease.informer.subscribe(handlers))
     }
     try {
-      await Promise.all([...parents, ...children].map((l) => l.informer.waitForSync(signal)))
+      await waitForSyncProgress(
+        [...parents, ...children].map((l) => l.informer),
+        {
+          stallMs: this.#options.cacheSyncStallMs ?? Infinity,
+          ...(signal === undefined ? {} : { signal }),
+        }
+      )
     } catch (error) {
       await this.stop()
       throw error

@@ -9,9 +9,14 @@ import type { ControllerKind } from './parent-controller.js'
 import { ParentController } from './parent-controller.js'
 import { hookMetricsFor } from '../metrics/hook-metrics.js'
 import { patchSyncResult } from './sync-request-recorder.js'
+import { CacheSyncStalledError } from '../../runtime/informers/wait-for-sync-progress.js'
 
-/** How long a hosted controller's caches may take to sync before its start fails (2 min). */
-export const CACHE_SYNC_TIMEOUT_MS = 120_000
+/**
+ * How long a hosted controller's cache may receive nothing from the API server before its first
+ * sync, until its start fails (2 min). A cache that keeps receiving list pages may take longer:
+ * 100,000 parents take minutes on a loaded machine, and starting over would only list them again.
+ */
+export const CACHE_SYNC_STALL_MS = 120_000
 
 /** How long releasing a deleted controller's finalizers may take before it is given up (1 min). */
 export const RELEASE_TIMEOUT_MS = 60_000
@@ -29,7 +34,7 @@ export interface HostedController {
  * run.
  *
  * @param close - Releases what the kind's hooks hold, after the loop stopped.
- * @throws Error when the caches do not sync within {@link CACHE_SYNC_TIMEOUT_MS}.
+ * @throws Error when a cache stalls before its first sync (see {@link CACHE_SYNC_STALL_MS}).
  */
 export async function startHostedController(
   context: EngineContext,
@@ -48,6 +53,7 @@ export async function startHostedController(
     workers: context.workers,
     ...(context.leading === undefined ? {} : { gate: context.leading }),
     ...(context.shard === undefined ? {} : { shard: context.shard }),
+    cacheSyncStallMs: CACHE_SYNC_STALL_MS,
     syncResults: patchSyncResult(context.client, context.log.child({ controller: name })),
     stallWatch: {
       log: context.log.child({ controller: name }),
@@ -65,16 +71,15 @@ export async function startHostedController(
         }),
   })
   // A cache that never syncs (no RBAC to list a child type, an API that went away) must fail
-  // this controller's start, not hold the meta-controller's worker forever.
+  // this controller's start, not hold the meta-controller's worker forever; shutdown (`signal`)
+  // also ends the wait, so SIGTERM is not held up.
   try {
-    // Shutdown (`signal`) also ends the wait, so SIGTERM is not held up by a cache that never syncs.
-    const timeout = AbortSignal.timeout(CACHE_SYNC_TIMEOUT_MS)
-    await controller.start(signal === undefined ? timeout : AbortSignal.any([signal, timeout]))
+    await controller.start(signal)
   } catch (error) {
     await close?.()
-    if (error instanceof Error && error.name === 'TimeoutError') {
+    if (error instanceof CacheSyncStalledError) {
       throw new Error(
-        `caches of ${kind.name} did not sync within ${CACHE_SYNC_TIMEOUT_MS / 1000} s; ` +
+        `caches of ${kind.name} did not sync: ${error.message}; ` +
           'check that the engine may list and watch the parent and child resources',
         { cause: error }
       )

@@ -139,7 +139,9 @@ export class Informer<T extends KubeObject = KubeObject> {
     return this.#synced.isOpen
   }
 
-  /** Milliseconds since the last list or watch event (bookmarks count); undefined before any. */
+  /**
+   * Milliseconds since the last list page or watch event (bookmarks count); undefined before any.
+   */
   lastEventAgeMs(): number | undefined {
     return this.#lastEventAt === undefined ? undefined : this.#clock.now() - this.#lastEventAt
   }
@@ -273,10 +275,12 @@ export class Informer<T extends KubeObject = KubeObject> {
     const { items, resourceVersion } = await listAllPages(
       this.#source,
       this.#options.pageSize ?? 500,
-      signal
+      signal,
+      () => {
+        this.#touch()
+      }
     )
     this.#relists++
-    this.#touch()
     this.#replace(items.map((raw) => this.#transform(raw)))
     return resourceVersion
   }

@@ -20,12 +20,14 @@ export interface ListedCollection<T extends KubeObject> {
 
 /**
  * Lists every page of `source`, `pageSize` objects at a time; an expired continue token restarts
- * the list (three times at most, then its 410 is thrown).
+ * the list (three times at most, then its 410 is thrown). `onPage` runs as each page arrives: a
+ * long list shows its progress.
  */
 export async function listAllPages<T extends KubeObject>(
   source: ListWatcher<T>,
   pageSize: number,
-  signal: AbortSignal
+  signal: AbortSignal,
+  onPage?: () => void
 ): Promise<ListedCollection<T>> {
   const items: T[] = []
   let token: string | undefined
@@ -52,6 +54,7 @@ export async function listAllPages<T extends KubeObject>(
       }
       throw error
     }
+    onPage?.()
     items.push(...page.items)
     resourceVersion = page.metadata.resourceVersion ?? ''
     token = page.metadata.continue

@@ -478,6 +478,25 @@ function loopCluster() {
 }
 
 describe('RingMembership loop', () => {
+  it('ends a membership that a stalled process could not renew, saying the process stalled', async () => {
+    const c = loopCluster()
+    const a = c.join('a')
+    const stop = new AbortController()
+    const running = a.run(stop.signal)
+    await c.advance(5_000)
+    assert.deepEqual(a.members, ['a'])
+    // The process does not run for 12 s (a blocked event loop): its 2 s wait ends 10 s late.
+    c.clock.advance(12_000)
+    await c.settle()
+    const reason = await running
+    assert.match(reason, /^failed to renew the ring membership lease within 10000 ms/)
+    assert.match(
+      reason,
+      /last renewal answered in 0 ms; waits between rounds ended up to 1\d{4} ms late/
+    )
+    assert.deepEqual(a.members, [], 'serves nothing')
+  })
+
   it('drops a crashed member at its Lease expiry on the observer’s clock, not a retry later', async () => {
     const c = loopCluster()
     c.start('a', 'b')

@@ -107,6 +107,9 @@ export class RingMembership {
   #nudged = false
   #handoffs = 0
   #releasing = false
+  /** For {@link #lostReason}. */
+  #lastRenewTookMs: number | undefined
+  #maxWaitOverrunMs = 0
 
   /** @throws RangeError unless lease duration > renew deadline > retry period > 0. */
   constructor(options: RingMembershipOptions) {
@@ -192,7 +195,7 @@ export class RingMembership {
       }
       if (this.#lastRenewMs !== undefined && !this.canWrite()) {
         this.#ownership.clear()
-        return `failed to renew the ring membership lease within ${this.#renewDeadlineMs} ms`
+        return this.#lostReason()
       }
       // A change that arrived during the round is read at once, not a retry period later.
       if (this.#nudged) continue
@@ -200,14 +203,24 @@ export class RingMembership {
       this.#wake = () => {
         wake.abort()
       }
-      await abortableSleep(
-        this.#untilNextRound(),
-        AbortSignal.any([signal, wake.signal]),
-        this.#clock
-      )
+      const waitMs = this.#untilNextRound()
+      const sleptFrom = this.#now()
+      await abortableSleep(waitMs, AbortSignal.any([signal, wake.signal]), this.#clock)
+      // A wait that ends late means this process did not run (blocked event loop, starved CPU).
+      if (!isAborted(wake.signal) && !isAborted(signal)) {
+        const overrunMs = this.#now() - sleptFrom - waitMs
+        this.#maxWaitOverrunMs = Math.max(this.#maxWaitOverrunMs, overrunMs)
+      }
       this.#wake = undefined
     }
     return 'stopped'
+  }
+
+  /** Why the membership ended: a late answer means a slow API server, late waits a busy process. */
+  #lostReason(): string {
+    const took = this.#lastRenewTookMs === undefined ? 'none' : `${this.#lastRenewTookMs} ms`
+    const late = Math.round(this.#maxWaitOverrunMs)
+    return `failed to renew the ring membership lease within ${this.#renewDeadlineMs} ms (last renewal answered in ${took}; waits between rounds ended up to ${late} ms late)`
   }
 
   /** The wait before the next round: a retry period, or less when a live member expires first. */
@@ -378,6 +391,7 @@ export class RingMembership {
       throw error
     }
     this.#resourceVersion = written.metadata.resourceVersion
+    this.#lastRenewTookMs = Math.round(this.#now() - sentAt)
     // Counted from when the write was sent, so a successor's expiry outlives this member's writes.
     this.#lastRenewMs = sentAt
     this.#firstRenewMs ??= sentAt
