@@ -12,12 +12,11 @@ import { Informer } from '../../runtime/informers/informer.js'
 import { LEASE_RESOURCE } from '../../runtime/leader/leader-election.js'
 import { describeCollection, dynamicListWatcher } from '../../runtime/informers/list-watcher.js'
 import type { Logger } from '../../runtime/diagnostics/logger.js'
-import { fnv1a64 } from '../../runtime/ring/fnv1a64.js'
 import type { HashRing } from '../../runtime/ring/hash-ring.js'
 import { RING_LABEL } from '../../runtime/ring/member-lease.js'
 import { RingMembership } from '../../runtime/ring/ring-membership.js'
 import type { ShardField } from '../../runtime/ring/shard-selector.js'
-import { shardValue } from '../../runtime/ring/shard-selector.js'
+import { shardHashOf } from '../../runtime/ring/shard-selector.js'
 import { startLeaseHolder } from '../leadership/engine-leadership.js'
 import type { EngineLeadership, EngineLeaseHolder } from '../leadership/engine-leadership.js'
 import type { ParentShard, ShardedWatches, ShardParticipant } from './parent-shard.js'
@@ -27,7 +26,7 @@ import { ChildListings } from './child-listings.js'
 import { countReceivedBytes } from './count-received-bytes.js'
 import { shardedListWatcher } from './sharded-list-watcher.js'
 import { bucketedChildWatcher, SHARD_BUCKET_LABEL } from './bucketed-child-watcher.js'
-import { shardBucketOf } from '../../runtime/ring/shard-bucket.js'
+import { bucketOfHash } from '../../runtime/ring/shard-bucket.js'
 import { waitForNoLiveHolder } from './writer-handover.js'
 import type { ShardMetrics } from './shard-metrics.js'
 
@@ -112,7 +111,7 @@ export function startEngineSharding(
         selection.serve(ring.rangesOf(membership.identity))
         // Only the gained parents: events of those owned all along were enqueued as they came.
         const gainedParent = (parent: KubeObject): boolean =>
-          gained(fnv1a64(shardValue(options.field, parent.metadata)))
+          gained(shardHashOf(options.field, parent.metadata))
         for (const p of participants) p.resync(gainedParent)
       },
     })
@@ -150,7 +149,7 @@ function countHandoff(
   const self = membership.identity
   const served = membership.ring
   const moves = (parent: KubeObject): boolean => {
-    const hash = fnv1a64(shardValue(field, parent.metadata))
+    const hash = shardHashOf(field, parent.metadata)
     return (served?.ownerOf(hash) === self) !== (view.ownerOf(hash) === self)
   }
   for (const p of participants) p.handoff(moves)
@@ -200,7 +199,7 @@ function parentShard(
   { field, metrics }: EngineShardingOptions
 ): EngineSharding['shard'] {
   return {
-    owns: (parent) => membership.owns(fnv1a64(shardValue(field, parent.metadata))),
+    owns: (parent) => membership.owns(shardHashOf(field, parent.metadata)),
     register: (participant) => {
       participants.add(participant)
       return () => participants.delete(participant)
@@ -296,7 +295,7 @@ function childrenByBucket(
         },
       }),
     childLabels: (parent) => ({
-      [SHARD_BUCKET_LABEL]: String(shardBucketOf(parent.metadata.uid ?? '')),
+      [SHARD_BUCKET_LABEL]: String(bucketOfHash(shardHashOf('uid', parent.metadata))),
     }),
   }
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { fnv1a64 } from './fnv1a64.js'
 import { HASH_SPACE_END, HashRing } from './hash-ring.js'
-import { objectInRanges, shardBound, shardSelector } from './shard-selector.js'
+import { objectInRanges, shardBound, shardHashOf, shardSelector } from './shard-selector.js'
 
 describe('shardSelector', () => {
   it('writes 16-digit hex bounds, and 2^64 as the one 17-digit bound', () => {
@@ -43,5 +43,14 @@ describe('shardSelector', () => {
         )
       }
     }
+  })
+
+  it('hashes an object’s field as fnv1a64 of its value, per field, for every version', () => {
+    const v1 = { uid: 'a1b2', namespace: 'team-a' }
+    assert.equal(shardHashOf('uid', v1), fnv1a64('a1b2'))
+    assert.equal(shardHashOf('namespace', v1), fnv1a64('team-a'))
+    assert.equal(shardHashOf('uid', v1), fnv1a64('a1b2'), 'asked again')
+    assert.equal(shardHashOf('namespace', {}), fnv1a64(''), 'cluster-scoped')
+    assert.equal(shardHashOf('uid', { ...v1, uid: 'c3d4' }), fnv1a64('c3d4'), 'a new version')
   })
 })
