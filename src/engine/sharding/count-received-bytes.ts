@@ -49,5 +49,14 @@ function counted(source: ListWatcher, onBytes: (bytes: number) => void): ListWat
     description: source.description,
     listPage: (page) => source.listPage({ ...page, onBytes }),
     watch: (watch) => source.watch({ ...watch, onBytes }),
+    ...(source.watchList === undefined
+      ? {}
+      : {
+          watchList: (watch) => {
+            if (source.watchList === undefined)
+              throw new Error(`${source.description} cannot stream`)
+            return source.watchList({ ...watch, onBytes })
+          },
+        }),
   }
 }

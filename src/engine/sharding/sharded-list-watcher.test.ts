@@ -34,23 +34,47 @@ function server(selection: ShardSelection, honours: boolean) {
         items,
       } as KubeList)
     },
-    watch: () => {
-      const queue: WatchEvent[] = []
-      let wake: () => void = () => undefined
-      pushes.push((event) => {
-        queue.push(event)
-        wake()
-      })
-      async function* events(): AsyncGenerator<WatchEvent> {
-        for (;;) {
-          const event = queue.shift()
-          if (event !== undefined) yield event
-          else await new Promise<void>((resolve) => (wake = resolve))
-        }
+    watch: () => stream([]),
+    watchList: () => {
+      selectors.push(shardSelector)
+      const ranges = selection.ranges ?? []
+      const initial = objects
+        .filter(
+          (o) =>
+            !honours || shardSelector === undefined || objectInRanges('uid', o.metadata, ranges)
+        )
+        .map((object): WatchEvent => ({ type: 'ADDED', object }))
+      const end: WatchEvent = {
+        type: 'BOOKMARK',
+        object: {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: {
+            resourceVersion: '100',
+            annotations: { 'k8s.io/initial-events-end': 'true' },
+          },
+        },
       }
-      return Promise.resolve(events())
+      return stream([...initial, end])
     },
   })
+  // A watch stream that first sends `queued`, then what the test pushes.
+  const stream = (queued: WatchEvent[]): Promise<AsyncIterable<WatchEvent>> => {
+    const queue: WatchEvent[] = [...queued]
+    let wake: () => void = () => undefined
+    pushes.push((event) => {
+      queue.push(event)
+      wake()
+    })
+    async function* events(): AsyncGenerator<WatchEvent> {
+      for (;;) {
+        const event = queue.shift()
+        if (event !== undefined) yield event
+        else await new Promise<void>((resolve) => (wake = resolve))
+      }
+    }
+    return Promise.resolve(events())
+  }
   return { source, selectors, pushes }
 }
 
@@ -168,5 +192,53 @@ describe('shardedListWatcher', () => {
       'whole watch with a counter',
     ])
     assert.equal(bytes, 2)
+  })
+
+  it('streams its initial list with the served ring’s selector, checked and ended as a list', async () => {
+    const selection = new ShardSelection('uid')
+    selection.serve(ring.rangesOf('a'))
+    const mine = objects.filter((o) => objectInRanges('uid', o.metadata, ring.rangesOf('a')))
+    const read = async (lw: ListWatcher, count: number): Promise<WatchEvent[]> => {
+      const stream = await lw.watchList?.({ timeoutSeconds: 60, signal })
+      assert.ok(stream, 'streams lists')
+      const events = stream[Symbol.asyncIterator]()
+      const seen: WatchEvent[] = []
+      for (let i = 0; i < count; i++) seen.push((await next(events)) ?? assert.fail('ended'))
+      return seen
+    }
+    // An API server that honours the selector: only this replica's share, then the end bookmark.
+    const honouring = server(selection, true)
+    const held: number[] = []
+    const lw = shardedListWatcher({
+      source: honouring.source,
+      selection,
+      onFallback: () => assert.fail('no fallback'),
+      onHeld: (_collection, count) => held.push(count),
+    })
+    const seen = await read(lw, mine.length + 1)
+    assert.equal(honouring.selectors[0], selection.selector)
+    assert.equal(seen.filter((e) => e.type === 'ADDED').length, mine.length)
+    assert.equal(seen.at(-1)?.type, 'BOOKMARK')
+    assert.equal(held.at(-1), mine.length)
+    // One that ignores it: the first object outside the ranges turns the collection whole.
+    const ignoring = server(selection, false)
+    const fallbacks: string[] = []
+    const whole = shardedListWatcher({
+      source: ignoring.source,
+      selection,
+      onFallback: (collection) => fallbacks.push(collection),
+    })
+    await read(whole, objects.length + 1)
+    assert.deepEqual(fallbacks, ['configmaps.v1 in ns'])
+    await read(whole, 1)
+    assert.equal(ignoring.selectors[1], undefined, 'streams whole from then on')
+    // A ring change ends the stream with a 410, so the informer streams again.
+    const events = (await lw.watchList?.({ timeoutSeconds: 60, signal }))?.[Symbol.asyncIterator]()
+    assert.ok(events)
+    selection.serve(new HashRing(['a']).rangesOf('a'))
+    let last: WatchEvent | undefined
+    for (let e = await next(events); e !== undefined; e = await next(events)) last = e
+    assert.equal(last?.type, 'ERROR')
+    assert.equal(last.object['code'], 410)
   })
 })

@@ -13,7 +13,8 @@
  *
  * **Ring changes.** When the ranges change, the open watch ends with an in-stream 410, which
  * makes the informer relist at once with the new selector: parents that arrive are added (and
- * enqueued), parents that left are dropped from the cache.
+ * enqueued), parents that left are dropped from the cache. A streaming initial list (WatchList)
+ * takes the selector as a list does, and is checked and ended the same way.
  *
  * @module
  */
@@ -97,19 +98,37 @@ export function shardedListWatcher(options: ShardedListWatcherOptions): ListWatc
     },
     watch: async (watch) => {
       const current = honoured ? listed : undefined
-      const events = await (current?.source ?? whole).watch(watch)
-      const outdated = (): boolean =>
-        current !== undefined && honoured && selection.selector !== current.selector
-      return relistOnChange(events, outdated, {
-        selection,
-        check: (event) => {
-          received(1)
-          check(event.object)
-          if (event.type === 'ADDED') hold(held + 1)
-          else if (event.type === 'DELETED') hold(held - 1)
-        },
-      })
+      return checked(current, await (current?.source ?? whole).watch(watch))
     },
+    ...(whole.watchList === undefined
+      ? {}
+      : {
+          // A streaming list starts from nothing, with the selector of now, as a list does.
+          watchList: async (watch) => {
+            if (honoured) {
+              await selection.ready(watch.signal)
+              listed = selected(source, selection)
+            }
+            const current = honoured ? listed : undefined
+            const from = current?.source ?? whole
+            if (from.watchList === undefined) throw new Error(`${from.description} cannot stream`)
+            hold(0)
+            return checked(current, await from.watchList(watch))
+          },
+        }),
+  }
+  function checked(current: Selected | undefined, events: AsyncIterable<WatchEvent>) {
+    const outdated = (): boolean =>
+      current !== undefined && honoured && selection.selector !== current.selector
+    return relistOnChange(events, outdated, {
+      selection,
+      check: (event) => {
+        received(1)
+        check(event.object)
+        if (event.type === 'ADDED') hold(held + 1)
+        else if (event.type === 'DELETED') hold(held - 1)
+      },
+    })
   }
 }
 
