@@ -177,7 +177,7 @@ async function runOnce(engine: EngineSpec, dir: string, index: number): Promise<
   }
   await client.create(COMPOSITE_CONTROLLERS, controller)
   const { parents, children } = startInformers(client, ns)
-  const logFile = join(dir, `${index}-${engine.kind}.log`)
+  const logFile = join(dir, `${index}-${engine.label.replace(/[^\w.=-]+/g, '_')}.log`)
   const { child, healthPort } = await spawnEngine(engine, plane.kubeconfigPath, logFile)
   try {
     parents.start()
@@ -228,7 +228,7 @@ for (let round = 0; round < PAIRS; round++) {
   const order = ENGINES.map((_, i) => ENGINES[(i + round) % ENGINES.length]) as EngineSpec[]
   const roundRuns: RunFigures[] = []
   for (const engine of order) {
-    const figures = await runOnce(engine, dir, runs.length)
+    const figures = await runOnce(engine, dir, runs.length + roundRuns.length)
     roundRuns.push(figures)
     console.log(
       `round ${round + 1} ${engine.label}: converged ${figures.convergedS.toFixed(2)} s, peak RSS ` +
