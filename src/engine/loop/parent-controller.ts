@@ -252,13 +252,7 @@ export class ParentController {
       this.#unsubscribe.push(lease.informer.subscribe(handlers))
     }
     try {
-      await waitForSyncProgress(
-        [...parents, ...children].map((l) => l.informer),
-        {
-          stallMs: this.#options.cacheSyncStallMs ?? Infinity,
-          ...(signal === undefined ? {} : { signal }),
-        }
-      )
+      await this.#waitForCaches([...parents, ...children], signal)
     } catch (error) {
       await this.stop()
       throw error
@@ -277,6 +271,17 @@ export class ParentController {
       }, period)
       this.#resyncTimer.unref()
     }
+  }
+
+  /** Waits for the first sync of every cache, failing when one stalls (`cacheSyncStallMs`). */
+  #waitForCaches(leases: readonly InformerLease[], signal: AbortSignal | undefined): Promise<void> {
+    return waitForSyncProgress(
+      leases.map((l) => l.informer),
+      {
+        stallMs: this.#options.cacheSyncStallMs ?? Infinity,
+        ...(signal === undefined ? {} : { signal }),
+      }
+    )
   }
 
   /**
