@@ -81,13 +81,16 @@ export function shardedListWatcher(options: ShardedListWatcherOptions): ListWatc
     honoured = false
     options.onFallback(whole.description, object)
   }
+  // A list, or a streaming list, starts from nothing with the selector of the ring served now.
+  const reselect = async (signal: AbortSignal): Promise<void> => {
+    if (!honoured) return
+    await selection.ready(signal)
+    listed = selected(source, selection)
+  }
   return {
     description: `${whole.description} {shard ${selection.field}}`,
     listPage: async (page) => {
-      if (page.continue === undefined && honoured) {
-        await selection.ready(page.signal)
-        listed = selected(source, selection)
-      }
+      if (page.continue === undefined) await reselect(page.signal)
       const list = await (honoured ? (listed?.source ?? whole) : whole).listPage(page)
       for (const item of list.items) check(item)
       received(list.items.length)
@@ -103,12 +106,8 @@ export function shardedListWatcher(options: ShardedListWatcherOptions): ListWatc
     ...(whole.watchList === undefined
       ? {}
       : {
-          // A streaming list starts from nothing, with the selector of now, as a list does.
           watchList: async (watch) => {
-            if (honoured) {
-              await selection.ready(watch.signal)
-              listed = selected(source, selection)
-            }
+            await reselect(watch.signal)
             const current = honoured ? listed : undefined
             const from = current?.source ?? whole
             if (from.watchList === undefined) throw new Error(`${from.description} cannot stream`)
