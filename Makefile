@@ -24,7 +24,7 @@ help:
 	@echo "make check         format check, lint and type-check only"
 	@echo "make bench         run the benchmarks in bench/, the compiled engine at 1,000 parents included (figures go to docs/performance.md)"
 	@echo "make bench-large   the 10,000-parent engine benchmarks, in-process and compiled (opt-in: long on 2 cores)"
-	@echo "make bench-upstream ours against upstream Metacontroller v4.17.2 (built from source) at 1,000 parents, 3 rounds"
+	@echo "make bench-upstream ours against upstream Metacontroller v4.17.2 (built from source) at 1,000 parents, 3 rounds, and the floor any engine's converge time has here"
 	@echo "make bench-huge    100,000 parents (ours, ours sharded ×3, upstream) and the API server's CPU per wire format (opt-in: hours on 2 cores)"
 	@echo "make fuzz          the decoder properties of the unit tests, 10,000 cases each, random seed (printed)"
 
@@ -143,6 +143,7 @@ bench-large: install controlplane
 bench-upstream: install controlplane
 	tools/upstream/build.sh
 	node --import tsx bench/upstream-side-by-side.ts 1000 3
+	node --import tsx bench/convergence-floor.ts 1000 16 3
 
 bench-huge: install controlplane
 	tools/upstream/build.sh

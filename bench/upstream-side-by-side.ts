@@ -4,8 +4,11 @@
 // parents created at 16 in flight, each run on a fresh control plane (`--nodes 0`). Runs go in
 // rounds; each round runs every engine once and starts with the next one, so none always runs
 // first. Reported per run: time from the first create until every parent is synced and every
-// child exists, the engine's peak RSS (`VmHWM`), its RSS and CPU then (from /proc every 250 ms);
-// per round, each engine's ratios to upstream; then medians per engine.
+// child exists, the engine's peak RSS (`VmHWM`), its RSS and CPU then (from /proc every 250 ms),
+// its hook calls, the CPU of the API server, etcd and this process meanwhile, and how busy the
+// machine was; the engine's and the API server's /metrics are kept beside the engine's log. The
+// clock starts once the machine is quiet (at most 15 % busy for a second, after at most 60 s). Per
+// round, each engine's ratios to upstream; then medians per engine.
 //
 //   npm run build && tools/upstream/build.sh     # or set METACTL_UPSTREAM_BIN
 //   node --import tsx bench/upstream-side-by-side.ts [parents=1000] [rounds=3]
@@ -17,7 +20,7 @@
 // BENCH_SKIP_UPSTREAM=1 leaves upstream out (ratios are then to plain ours).
 import { spawn } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
-import { closeSync, existsSync, mkdtempSync, openSync } from 'node:fs'
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs'
 import { homedir, loadavg, tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -39,6 +42,7 @@ import {
   startBenchPlane,
 } from './bench-parents.js'
 import { ensureFreshBuild, readProc } from './engine-process-handle.js'
+import { readPlane } from './huge-plane.js'
 import type { EngineSample } from './engine-process-handle.js'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
@@ -80,18 +84,59 @@ interface RunFigures {
   readonly rssMiB: number
   readonly cpuS: number
   readonly startRssMiB: number
+  /** Sync hook calls the engine made until it converged. */
+  readonly hookCalls: number
+  /** CPU of the API server and etcd, and of this process (hook, informers, creates) meanwhile. */
+  readonly planeCpuS: number
+  readonly benchCpuS: number
+  /** Share of the machine's CPU time (all cores) that was busy meanwhile, from /proc/stat. */
+  readonly machineBusy: number
+  /** Seconds waited for a quiet machine before the first create. */
+  readonly quietWaitS: number
+}
+
+/** The machine's CPU time so far in clock ticks: all of it, and the idle part (idle + iowait). */
+function machineTicks(): { total: number; idle: number } {
+  const fields = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '')
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number)
+  const total = fields.slice(0, 8).reduce((a, b) => a + b, 0)
+  return { total, idle: (fields[3] ?? 0) + (fields[4] ?? 0) }
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
 const median = (values: number[]): number =>
   [...values].sort((a, b) => a - b)[values.length >> 1] ?? Number.NaN
 
+/** A machine at most this busy over a second counts as quiet (the plane's own upkeep). */
+const QUIET_BUSY = 0.15
+
+/**
+ * Waits until the machine is quiet for a whole second, for at most 60 s; returns the seconds it
+ * waited. A fresh plane keeps the API server busy for a while (the CRD's OpenAPI, the
+ * controllers' first syncs...): starting the clock then made the API server's CPU for the same
+ * writes move from 5 to 8 s between runs, and the converge time with it.
+ */
+async function awaitQuietMachine(): Promise<number> {
+  const started = performance.now()
+  for (;;) {
+    const before = machineTicks()
+    await sleep(1000)
+    const after = machineTicks()
+    const busy = 1 - (after.idle - before.idle) / Math.max(1, after.total - before.total)
+    const waitedS = (performance.now() - started) / 1000
+    if (busy <= QUIET_BUSY || waitedS >= 60) return waitedS
+  }
+}
+
 /** Spawns one engine with its metrics and probes on free local ports; output to `logFile`. */
 async function spawnEngine(
   engine: EngineSpec,
   kubeconfig: string,
   logFile: string
-): Promise<{ child: ChildProcess; healthPort: number }> {
+): Promise<{ child: ChildProcess; healthPort: number; metricsPort: number }> {
   const [metricsPort, healthPort] = [await findFreePort(), await findFreePort()]
   const ports = [
     `--metrics-address=127.0.0.1:${metricsPort}`,
@@ -110,7 +155,7 @@ async function spawnEngine(
     stdio: ['ignore', log, log],
   })
   closeSync(log)
-  return { child, healthPort }
+  return { child, healthPort, metricsPort }
 }
 
 /** Waits until `/readyz` answers 200; throws after 60 s or if the process exits. */
@@ -178,7 +223,11 @@ async function runOnce(engine: EngineSpec, dir: string, index: number): Promise<
   await client.create(COMPOSITE_CONTROLLERS, controller)
   const { parents, children } = startInformers(client, ns)
   const logFile = join(dir, `${index}-${engine.label.replace(/[^\w.=-]+/g, '_')}.log`)
-  const { child, healthPort } = await spawnEngine(engine, plane.kubeconfigPath, logFile)
+  const { child, healthPort, metricsPort } = await spawnEngine(
+    engine,
+    plane.kubeconfigPath,
+    logFile
+  )
   try {
     parents.start()
     children.start()
@@ -186,8 +235,12 @@ async function runOnce(engine: EngineSpec, dir: string, index: number): Promise<
     await awaitReady(child, healthPort, logFile)
     // Ready means caches synced; the controller starts right after.
     await sleep(2000)
+    const idleAfterS = await awaitQuietMachine()
     const pid = child.pid ?? 0
     const start = readProc(pid) ?? { rssBytes: 0, peakRssBytes: 0, cpuMs: 0 }
+    const planeStart = readPlane(plane)
+    const benchStart = process.cpuUsage()
+    const ticksStart = machineTicks()
     const started = performance.now()
     await runBounded(COUNT, 16, (i) => client.create(PARENTS, benchParent(`p-${i}`, ns, i)))
     const end = await sampleUntil(
@@ -196,6 +249,20 @@ async function runOnce(engine: EngineSpec, dir: string, index: number): Promise<
         parents.store.list().filter(parentSynced).length >= COUNT &&
         children.store.list().length >= 2 * COUNT
     )
+    const planeEnd = readPlane(plane)
+    const bench = process.cpuUsage(benchStart)
+    const ticksEnd = machineTicks()
+    // Both engines serve Prometheus metrics; kept next to the log to tell where a sync's time went.
+    const metrics = await fetch(`http://127.0.0.1:${metricsPort}/metrics`).then(
+      (r) => r.text(),
+      (e: unknown) => `metrics unavailable: ${String(e)}`
+    )
+    writeFileSync(logFile.replace(/\.log$/, '.metrics.txt'), metrics)
+    // The API server's view of the same requests (its latency without the client's queueing).
+    const apiMetrics = await transport
+      .requestText({ method: 'GET', path: '/metrics' })
+      .catch((e: unknown) => `metrics unavailable: ${String(e)}`)
+    writeFileSync(logFile.replace(/\.log$/, '.apiserver-metrics.txt'), apiMetrics)
     return {
       which: engine.label,
       convergedS: (performance.now() - started) / 1000,
@@ -203,6 +270,17 @@ async function runOnce(engine: EngineSpec, dir: string, index: number): Promise<
       rssMiB: Number(mib(end.rssBytes)),
       cpuS: (end.cpuMs - start.cpuMs) / 1000,
       startRssMiB: Number(mib(start.rssBytes)),
+      hookCalls: hook.counts.requests,
+      planeCpuS:
+        (planeEnd.apiServerCpuMs +
+          planeEnd.etcdCpuMs -
+          planeStart.apiServerCpuMs -
+          planeStart.etcdCpuMs) /
+        1000,
+      benchCpuS: (bench.user + bench.system) / 1e6,
+      quietWaitS: idleAfterS,
+      machineBusy:
+        1 - (ticksEnd.idle - ticksStart.idle) / Math.max(1, ticksEnd.total - ticksStart.total),
     }
   } finally {
     await stopEngine(child)
@@ -233,7 +311,9 @@ for (let round = 0; round < PAIRS; round++) {
     console.log(
       `round ${round + 1} ${engine.label}: converged ${figures.convergedS.toFixed(2)} s, peak RSS ` +
         `${figures.peakRssMiB} MiB, RSS ${figures.rssMiB} MiB (start ${figures.startRssMiB}), ` +
-        `CPU ${figures.cpuS.toFixed(1)} s; load ${(loadavg()[0] ?? 0).toFixed(1)}`
+        `CPU ${figures.cpuS.toFixed(1)} s, ${figures.hookCalls} hook calls; API server and etcd CPU ` +
+        `${figures.planeCpuS.toFixed(1)} s, benchmark CPU ${figures.benchCpuS.toFixed(1)} s, machine ${(100 * figures.machineBusy).toFixed(0)} % busy (quiet after ` +
+        `${figures.quietWaitS.toFixed(0)} s); load ${(loadavg()[0] ?? 0).toFixed(1)}`
     )
   }
   runs.push(...roundRuns)

@@ -89,10 +89,20 @@ function render(value: unknown, withStack: boolean): unknown {
   return value
 }
 
-/** The frames of the logging call's stack, first the caller's, as `at ...` lines. */
-function callStack(from: (...args: never[]) => unknown): string[] {
+/**
+ * The frames of the logging call's stack, first the caller's, as `at ...` lines: at most
+ * `limit` of them (V8's own limit when undefined). A line that needs only its caller captures one
+ * frame: formatting a whole stack on every info line cost about 2 % of the engine's CPU.
+ */
+function callStack(from: (...args: never[]) => unknown, limit?: number): string[] {
   const holder: { stack?: string } = {}
-  Error.captureStackTrace(holder, from)
+  const saved = Error.stackTraceLimit
+  if (limit !== undefined) Error.stackTraceLimit = limit
+  try {
+    Error.captureStackTrace(holder, from)
+  } finally {
+    Error.stackTraceLimit = saved
+  }
   return (holder.stack ?? '')
     .split('\n')
     .slice(1)
@@ -136,7 +146,8 @@ function scopedLogger(options: LoggerOptions, scope: Scope): Logger {
   ): void => {
     if (severity < threshold) return
     const wantCaller = options.caller ?? true
-    const stack = wantCaller || severity >= stackFrom ? callStack(from) : []
+    const withTrace = severity >= stackFrom
+    const stack = withTrace ? callStack(from) : wantCaller ? callStack(from, 1) : []
     const all: Record<string, unknown> = {}
     for (const [key, value] of Object.entries({ ...scope.fields, ...fields }))
       all[key] = render(value, threshold <= SEVERITY.debug)
@@ -147,7 +158,7 @@ function scopedLogger(options: LoggerOptions, scope: Scope): Logger {
       ...(wantCaller ? { caller: shortCaller(stack[0]) } : {}),
       msg: message,
     }
-    const trace = severity >= stackFrom ? stack.join('\n') : undefined
+    const trace = withTrace ? stack.join('\n') : undefined
     write(format === 'json' ? jsonLine(head, all, trace) : consoleLine(head, all, trace))
   }
   const logger: Logger = {
