@@ -43,6 +43,7 @@ import {
 } from './bench-parents.js'
 import { ensureFreshBuild, readProc } from './engine-process-handle.js'
 import { readPlane } from './huge-plane.js'
+import type { PlaneReading } from './huge-plane.js'
 import type { EngineSample } from './engine-process-handle.js'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
@@ -207,6 +208,58 @@ async function sampleUntil(pid: number, done: () => boolean): Promise<EngineSamp
   return readProc(pid) ?? last
 }
 
+/** The figures of a run that {@link startMeter} measures from its start to convergence. */
+type MeteredFigures = Omit<RunFigures, 'which' | 'hookCalls' | 'quietWaitS'>
+
+/** Starts the clock and the CPU counters of the engine `pid`, the plane and this process. */
+function startMeter(pid: number, plane: ControlPlane): { read(end: EngineSample): MeteredFigures } {
+  const start = readProc(pid) ?? { rssBytes: 0, peakRssBytes: 0, cpuMs: 0 }
+  const planeStart = readPlane(plane)
+  const benchStart = process.cpuUsage()
+  const ticksStart = machineTicks()
+  const started = performance.now()
+  const planeCpuMs = (r: PlaneReading): number => r.apiServerCpuMs + r.etcdCpuMs
+  return {
+    read(end) {
+      const convergedS = (performance.now() - started) / 1000
+      const bench = process.cpuUsage(benchStart)
+      const ticksEnd = machineTicks()
+      const ticks = Math.max(1, ticksEnd.total - ticksStart.total)
+      return {
+        convergedS,
+        peakRssMiB: Number(mib(end.peakRssBytes)),
+        rssMiB: Number(mib(end.rssBytes)),
+        cpuS: (end.cpuMs - start.cpuMs) / 1000,
+        startRssMiB: Number(mib(start.rssBytes)),
+        planeCpuS: (planeCpuMs(readPlane(plane)) - planeCpuMs(planeStart)) / 1000,
+        benchCpuS: (bench.user + bench.system) / 1e6,
+        machineBusy: 1 - (ticksEnd.idle - ticksStart.idle) / ticks,
+      }
+    },
+  }
+}
+
+/**
+ * Keeps the engine's and the API server's /metrics beside the engine's log: where a sync's time
+ * went, and the API server's latency for the same requests without the client's queueing.
+ */
+async function keepMetrics(
+  logFile: string,
+  metricsPort: number,
+  transport: KubeTransport
+): Promise<void> {
+  const unavailable = (e: unknown): string => `metrics unavailable: ${String(e)}`
+  const engine = await fetch(`http://127.0.0.1:${metricsPort}/metrics`).then(
+    (r) => r.text(),
+    unavailable
+  )
+  writeFileSync(logFile.replace(/\.log$/, '.metrics.txt'), engine)
+  const apiServer = await transport
+    .requestText({ method: 'GET', path: '/metrics' })
+    .catch(unavailable)
+  writeFileSync(logFile.replace(/\.log$/, '.apiserver-metrics.txt'), apiServer)
+}
+
 /** One run on a fresh control plane: start the engine, create N parents, wait, stop. */
 async function runOnce(engine: EngineSpec, dir: string, index: number): Promise<RunFigures> {
   const plane: ControlPlane = await startBenchPlane()
@@ -235,13 +288,9 @@ async function runOnce(engine: EngineSpec, dir: string, index: number): Promise<
     await awaitReady(child, healthPort, logFile)
     // Ready means caches synced; the controller starts right after.
     await sleep(2000)
-    const idleAfterS = await awaitQuietMachine()
+    const quietWaitS = await awaitQuietMachine()
     const pid = child.pid ?? 0
-    const start = readProc(pid) ?? { rssBytes: 0, peakRssBytes: 0, cpuMs: 0 }
-    const planeStart = readPlane(plane)
-    const benchStart = process.cpuUsage()
-    const ticksStart = machineTicks()
-    const started = performance.now()
+    const meter = startMeter(pid, plane)
     await runBounded(COUNT, 16, (i) => client.create(PARENTS, benchParent(`p-${i}`, ns, i)))
     const end = await sampleUntil(
       pid,
@@ -249,39 +298,9 @@ async function runOnce(engine: EngineSpec, dir: string, index: number): Promise<
         parents.store.list().filter(parentSynced).length >= COUNT &&
         children.store.list().length >= 2 * COUNT
     )
-    const planeEnd = readPlane(plane)
-    const bench = process.cpuUsage(benchStart)
-    const ticksEnd = machineTicks()
-    // Both engines serve Prometheus metrics; kept next to the log to tell where a sync's time went.
-    const metrics = await fetch(`http://127.0.0.1:${metricsPort}/metrics`).then(
-      (r) => r.text(),
-      (e: unknown) => `metrics unavailable: ${String(e)}`
-    )
-    writeFileSync(logFile.replace(/\.log$/, '.metrics.txt'), metrics)
-    // The API server's view of the same requests (its latency without the client's queueing).
-    const apiMetrics = await transport
-      .requestText({ method: 'GET', path: '/metrics' })
-      .catch((e: unknown) => `metrics unavailable: ${String(e)}`)
-    writeFileSync(logFile.replace(/\.log$/, '.apiserver-metrics.txt'), apiMetrics)
-    return {
-      which: engine.label,
-      convergedS: (performance.now() - started) / 1000,
-      peakRssMiB: Number(mib(end.peakRssBytes)),
-      rssMiB: Number(mib(end.rssBytes)),
-      cpuS: (end.cpuMs - start.cpuMs) / 1000,
-      startRssMiB: Number(mib(start.rssBytes)),
-      hookCalls: hook.counts.requests,
-      planeCpuS:
-        (planeEnd.apiServerCpuMs +
-          planeEnd.etcdCpuMs -
-          planeStart.apiServerCpuMs -
-          planeStart.etcdCpuMs) /
-        1000,
-      benchCpuS: (bench.user + bench.system) / 1e6,
-      quietWaitS: idleAfterS,
-      machineBusy:
-        1 - (ticksEnd.idle - ticksStart.idle) / Math.max(1, ticksEnd.total - ticksStart.total),
-    }
+    const figures = { ...meter.read(end), hookCalls: hook.counts.requests }
+    await keepMetrics(logFile, metricsPort, transport)
+    return { which: engine.label, ...figures, quietWaitS }
   } finally {
     await stopEngine(child)
     await Promise.all([parents.stop(), children.stop()])
