@@ -16,9 +16,11 @@
  */
 import { timeoutSignal } from '../core/timeout-signal.js'
 import { abortableDelay } from './abortable-delay.js'
-import { Agent, buildConnector, request as undiciRequest } from './undici-core.js'
+import { Agent, buildConnector } from './undici-core.js'
 import type { BuildConnectorOptions } from './undici-core.js'
 import type { Dispatcher } from 'undici'
+import { bufferedExchange, streamedExchange } from './exchange.js'
+import type { Answer, Exchange, KubeStream } from './exchange.js'
 import { clientGoProxyResolver } from './proxy/proxy-resolver.js'
 import type { ProxyResolver } from './proxy/proxy-resolver.js'
 import { proxyDispatcher } from './proxy/proxy-dispatcher.js'
@@ -27,6 +29,8 @@ import { apiErrorFromResponse } from './api-error.js'
 import { createCredentialSource } from './credential-source.js'
 import type { ApiError } from './api-error.js'
 import { ConnectionError, describeNetworkError, networkErrorCode } from './connection-error.js'
+
+export type { KubeStream } from './exchange.js'
 
 /** A query string value; `undefined` leaves the parameter out. */
 export type QueryValue = string | number | boolean | undefined
@@ -50,12 +54,6 @@ export interface KubeRequest {
    * reader counts its own chunks), for metrics of what a collection costs to receive.
    */
   readonly onResponseBytes?: (bytes: number) => void
-}
-
-/** A streamed response, for watches. The caller must consume or destroy `body`. */
-export interface KubeStream {
-  readonly statusCode: number
-  readonly body: Dispatcher.ResponseData['body']
 }
 
 /** What {@link KubeTransport.withLimiter} returns: JSON requests under their own budget. */
@@ -227,18 +225,15 @@ export class KubeTransport {
   }
 
   async #requestJson<T>(req: KubeRequest, limiter: RequestLimiter | undefined): Promise<T> {
-    const response = await this.#send(req, limiter)
-    const text =
-      req.onResponseBytes === undefined
-        ? await response.body.text()
-        : await countedText(response.body, req.onResponseBytes)
+    const body = await this.#send(req, limiter, bufferedExchange)
+    req.onResponseBytes?.(body.length)
+    const text = body.toString('utf8')
     return (text === '' ? undefined : JSON.parse(text)) as T
   }
 
   /** Sends a request and returns the body of a 2xx response as text (for `/readyz`, `/version`…). */
   async requestText(req: KubeRequest): Promise<string> {
-    const response = await this.#send(req, this.#limiter)
-    return await response.body.text()
+    return (await this.#send(req, this.#limiter, bufferedExchange)).toString('utf8')
   }
 
   /**
@@ -249,15 +244,14 @@ export class KubeTransport {
    * counts long-running requests apart from its in-flight limits, it takes no client-side token.
    */
   async stream(req: KubeRequest): Promise<KubeStream> {
-    const response = await this.#send(req, undefined, true)
-    return { statusCode: response.statusCode, body: response.body }
+    return await this.#send(req, undefined, streamedExchange)
   }
 
-  async #send(
+  async #send<T>(
     req: KubeRequest,
     limiter: RequestLimiter | undefined,
-    streaming = false
-  ): Promise<Dispatcher.ResponseData> {
+    exchange: Exchange<T>
+  ): Promise<T> {
     const path = buildRequestPath(this.#basePath, req.path, req.query)
     let reauthenticated = false
     for (let attempt = 0; ; attempt++) {
@@ -281,17 +275,17 @@ export class KubeTransport {
       const timeoutMs = req.timeoutMs ?? this.#timeoutMs
       // The deadline covers the body too, so it is let go of only once the body is closed.
       const deadline = timeoutSignal(timeoutMs, [req.signal])
-      let response: Dispatcher.ResponseData
+      let response: Answer<T>
       try {
-        response = await undiciRequest(this.#origin + path, {
+        response = await exchange(this.#agentFor(credential), {
+          origin: this.#origin,
+          path,
           method: req.method,
           headers,
           body,
-          dispatcher: this.#agentFor(credential),
           signal: deadline.signal,
-          // Watches stay open for minutes; their idle detection is the informer's job.
           headersTimeout: timeoutMs > 0 ? timeoutMs : 0,
-          bodyTimeout: streaming ? 0 : timeoutMs > 0 ? timeoutMs : 0,
+          bodyTimeout: timeoutMs > 0 ? timeoutMs : 0,
         })
       } catch (error) {
         deadline.release()
@@ -304,12 +298,10 @@ export class KubeTransport {
         })
       }
       this.#observe(req.method, req.path, response.statusCode, started, throttledMs)
-      if (response.statusCode >= 200 && response.statusCode < 300) {
-        response.body.once('close', deadline.release)
-        return response
-      }
+      if (response.statusCode >= 200 && response.statusCode < 300)
+        return response.success(deadline.release)
 
-      const text = await response.body.text().catch(() => '')
+      const text = await response.text().catch(() => '')
       deadline.release()
       const error = apiErrorFromResponse(
         response.statusCode,
@@ -353,21 +345,6 @@ export class KubeTransport {
   async close(): Promise<void> {
     await this.#agent.close()
   }
-}
-
-/** Reads a body as UTF-8 text, telling `onBytes` how many bytes arrived (chunk lengths, summed). */
-async function countedText(
-  body: Dispatcher.ResponseData['body'],
-  onBytes: (bytes: number) => void
-): Promise<string> {
-  const chunks: Buffer[] = []
-  let bytes = 0
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    chunks.push(chunk)
-    bytes += chunk.length
-  }
-  onBytes(bytes)
-  return Buffer.concat(chunks, bytes).toString('utf8')
 }
 
 function shouldRetry(error: ApiError, attempt: number, maxRetries: number): boolean {

@@ -35,6 +35,11 @@ export const buildConnector = load('undici/lib/core/connect.js') as typeof Undic
 /** Options of {@link buildConnector}. */
 export type BuildConnectorOptions = Undici.buildConnector.BuildOptions
 
+/** undici's global dispatcher (what its top-level calls send through when given none). */
+export function globalDispatcher(): Undici.Dispatcher {
+  return global.getGlobalDispatcher()
+}
+
 /** Options of {@link request}: undici's, with the dispatcher to send through. */
 export type RequestOptions = Omit<Undici.Dispatcher.RequestOptions, 'origin' | 'path'> & {
   readonly dispatcher?: Undici.Dispatcher

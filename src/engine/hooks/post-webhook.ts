@@ -1,5 +1,6 @@
 import { timeoutSignal } from '../../core/timeout-signal.js'
-import { request } from '../../kube/undici-core.js'
+import { globalDispatcher } from '../../kube/undici-core.js'
+import { requestBuffered } from '../../kube/buffered-request.js'
 import type { Dispatcher } from 'undici'
 import type { HookRequestObserver } from '../metrics/hook-metrics.js'
 import { RetryAfterError } from '../../runtime/queue/reconcile-errors.js'
@@ -75,10 +76,13 @@ export async function postWebhook(
   const end = options.observer?.begin()
   const startedMs = performance.now()
   const started = Date.now()
+  const limit = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES
+  const target = new URL(url)
   let response
-  let text
   try {
-    response = await request(url, {
+    response = await requestBuffered(options.dispatcher ?? globalDispatcher(), {
+      origin: target.origin,
+      path: `${target.pathname}${target.search}`,
       method: 'POST',
       headers: {
         ...options.headers,
@@ -88,12 +92,16 @@ export async function postWebhook(
       },
       body: payload,
       signal: deadline.signal,
-      ...(options.dispatcher === undefined ? {} : { dispatcher: options.dispatcher }),
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
+      // Checked on the declared Content-Length first, then as the body arrives, so an oversized
+      // answer never sits in memory whole.
+      tooLarge: {
+        limit,
+        error: () => new HookCallError(url, `response too large: more than ${limit} bytes`),
+      },
     })
     options.observer?.onResponse(response.statusCode, (performance.now() - startedMs) / 1000)
-    text = await readBody(url, response, options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES)
   } catch (error) {
     if (error instanceof HookCallError) throw error
     throw callError(url, error, options, started)
@@ -101,29 +109,8 @@ export async function postWebhook(
     deadline.release()
     end?.()
   }
+  const text = response.body.toString('utf8')
   return answerOf(url, response.statusCode, response.headers, text, options)
-}
-
-/** The body as text, refused past `limit` bytes (declared length first, then while streaming). */
-async function readBody(
-  url: string,
-  response: {
-    headers: Record<string, string | string[] | undefined>
-    body: AsyncIterable<Buffer> & { destroy(error?: Error): unknown }
-  },
-  limit: number
-): Promise<string> {
-  const declared = Number(response.headers['content-length'])
-  if (Number.isFinite(declared) && declared > limit) {
-    response.body.destroy()
-    throw new HookCallError(url, `response too large: more than ${limit} bytes`)
-  }
-  try {
-    return await readLimited(response.body, limit)
-  } catch (error) {
-    if (error instanceof HookCallError) throw new HookCallError(url, error.message)
-    throw error
-  }
 }
 
 function answerOf(
@@ -205,25 +192,4 @@ function tooManyRequests(
     return new HookCallError(url, `unsupported status code: 429 without a usable Retry-After`)
   const capped = Math.min(afterMs, MAX_HOOK_RETRY_AFTER_MS)
   return new RetryAfterError(`hook ${url} asked to retry after ${capped / 1000} s (429)`, capped)
-}
-
-/**
- * Reads a body as text, failing as soon as it passes `limit` bytes (checked on the declared
- * Content-Length first, then while streaming), so an oversized answer never sits in memory whole.
- */
-async function readLimited(
-  body: AsyncIterable<Buffer> & { destroy(error?: Error): unknown },
-  limit: number
-): Promise<string> {
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of body) {
-    size += chunk.length
-    if (size > limit) {
-      body.destroy()
-      throw new HookCallError('', `response too large: more than ${limit} bytes`)
-    }
-    chunks.push(chunk)
-  }
-  return Buffer.concat(chunks, size).toString('utf8')
 }
