@@ -6,8 +6,8 @@
  * @remarks
  * The same function runs as a webhook (`server.ts`, `controller.yaml`) or in-process in the
  * engine ({@link podServiceController}). It is pure: the answer depends only on the request (and
- * the clock, for a condition's `lastTransitionTime` when its status changes), so re-running it
- * never causes writes.
+ * the clock, for a condition's `lastTransitionTime` when its status changes and no running Pod
+ * gives the time), so re-running it never causes writes.
  *
  * @module
  */
@@ -252,8 +252,8 @@ function readiness(
   const phase = pod.status?.phase ?? 'Pending'
   switch (phase) {
     case 'Running': {
-      const ready = pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')
-      return ready === true
+      const ready = readyCondition(pod)?.status === 'True'
+      return ready
         ? { status: 'True', reason: 'PodReady', message: `Pod ${name} is running and ready` }
         : { status: 'False', reason: 'PodNotReady', message: `Pod ${name} is running, not ready` }
     }
@@ -279,6 +279,13 @@ function readiness(
         message: `Pod ${name} is in phase ${phase}`,
       }
   }
+}
+
+/** The Pod's own `Ready` condition, when it reports one. */
+function readyCondition(
+  pod: Pod | undefined
+): { status?: string; lastTransitionTime?: string } | undefined {
+  return pod?.status?.conditions?.find((c) => c.type === 'Ready')
 }
 
 function rfc3339(date: Date): string {
@@ -311,12 +318,21 @@ export function createPodServiceSync(
 
       const ready = readiness(settings.name, pod)
       const previous = parent.status?.conditions?.find((c) => c.type === 'Ready')
+      // A running Pod's Ready condition flips exactly when this one does, so its time is taken
+      // as is: the answer then does not depend on the parent's own status, which a sync woken by
+      // a child's event may see before the engine's last status write (two such syncs would
+      // otherwise write two different times, one after the other).
+      const podSince =
+        pod?.status?.phase === 'Running' && pod.metadata.deletionTimestamp === undefined
+          ? readyCondition(pod)?.lastTransitionTime
+          : undefined
       const condition: PodServiceCondition = {
         type: 'Ready',
         ...ready,
-        // Kept while the status stays the same, so an unchanged world writes nothing.
+        // Otherwise kept while the status stays the same, so an unchanged world writes nothing.
         lastTransitionTime:
-          previous?.status === ready.status ? previous.lastTransitionTime : rfc3339(now()),
+          podSince ??
+          (previous?.status === ready.status ? previous.lastTransitionTime : rfc3339(now())),
         ...(parent.metadata.generation === undefined
           ? {}
           : { observedGeneration: parent.metadata.generation }),

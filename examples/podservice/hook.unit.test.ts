@@ -421,6 +421,34 @@ describe('PodService hook: status', () => {
     assert.equal(statusOf(flipped).conditions[0]?.lastTransitionTime, '2026-01-02T03:04:05Z')
   })
 
+  it("takes a running Pod's Ready time, so a parent whose status is behind gets the same answer", async () => {
+    const podReadySince = '2026-01-01T10:00:00Z'
+    const readyPod = pod({
+      phase: 'Running',
+      conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: podReadySince }],
+    })
+    const behind: PodServiceStatus = {
+      pods: 1,
+      services: 1,
+      conditions: [
+        {
+          type: 'Ready',
+          status: 'False',
+          reason: 'PodPending',
+          message: 'Pod nginx is Pending',
+          lastTransitionTime: '2025-12-31T23:00:00Z',
+        },
+      ],
+    }
+    const times = await Promise.all(
+      [parentWith(SAMPLE_SPEC, { status: behind }), parentWith(SAMPLE_SPEC)].map(async (parent) => {
+        const out = await callCompositeHook(clockSync, { parent, children: observed(readyPod) })
+        return statusOf(out).conditions[0]?.lastTransitionTime
+      })
+    )
+    assert.deepEqual(times, [podReadySince, podReadySince])
+  })
+
   it('answers the same status when called again with its own status (no write loop)', async () => {
     const children = observed(pod({ phase: 'Pending' }), service('10.0.0.12'))
     const first = await callCompositeHook(sync, { parent: parentWith(SAMPLE_SPEC), children })
