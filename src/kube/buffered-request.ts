@@ -5,9 +5,9 @@
  * @remarks
  * undici's `request` wraps every response in a Node Readable stream and every request in an
  * `AsyncResource`, which the JSON calls of the engine (every API write, every hook call) read
- * whole at once anyway. Without them a request costs about a third less CPU in the client
- * (measured on loopback, 20,000 requests at 5 in flight, under the engine's `--no-opt`). Watches
- * still use `request`: they need the stream.
+ * whole at once anyway. Without them a request and its loopback answer cost a quarter less CPU
+ * together (`bench/request-overhead.ts`: 20,000 requests at 5 in flight, under the engine's
+ * `--no-opt`). Watches still use `request`: they need the stream.
  *
  * @module
  */
