@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net'
 import { describe, it } from 'node:test'
 import { Agent } from '../../kube/undici-core.js'
 import { timersLeftBy } from '../../../test/support/live-timers.js'
+import { HookCallError } from './hook-errors.js'
 import { parseHookRetryAfterMs, postWebhook } from './post-webhook.js'
 
 /** A fixed "now": Tue, 14 Nov 2023 22:13:20 GMT. */
@@ -89,5 +90,13 @@ describe('postWebhook', () => {
     }
     // A deadline kept per call would leave 20 (undici's and the server's own timers are about 6).
     assert.ok(left <= 10, `${left} timers outlive their calls`)
+  })
+
+  it('reports a hook URL that does not parse as a hook call error, not a thrown TypeError', async () => {
+    await assert.rejects(
+      postWebhook('not a url', {}, { timeoutMs: 1000 }),
+      (error) =>
+        error instanceof HookCallError && error.message.includes('http error: POST not a url')
+    )
   })
 })

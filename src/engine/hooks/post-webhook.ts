@@ -77,9 +77,10 @@ export async function postWebhook(
   const startedMs = performance.now()
   const started = Date.now()
   const limit = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES
-  const target = new URL(url)
   let response
   try {
+    // Inside the try: a URL that does not parse is a hook call error like any other.
+    const target = new URL(url)
     response = await requestBuffered(options.dispatcher ?? globalDispatcher(), {
       origin: target.origin,
       path: `${target.pathname}${target.search}`,
