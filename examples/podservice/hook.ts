@@ -239,10 +239,14 @@ export function desiredIngress(settings: PodServiceSettings): Ingress | undefine
   }
 }
 
+/**
+ * The Ready condition's status, reason and message for the observed Pod; with `since`, the running
+ * Pod's own Ready time, which flips exactly when this condition does.
+ */
 function readiness(
   name: string,
   pod: Pod | undefined
-): Pick<PodServiceCondition, 'status' | 'reason' | 'message'> {
+): Pick<PodServiceCondition, 'status' | 'reason' | 'message'> & { since?: string } {
   if (pod === undefined) {
     return { status: 'False', reason: 'PodMissing', message: `Pod ${name} does not exist yet` }
   }
@@ -252,10 +256,22 @@ function readiness(
   const phase = pod.status?.phase ?? 'Pending'
   switch (phase) {
     case 'Running': {
-      const ready = readyCondition(pod)?.status === 'True'
-      return ready
-        ? { status: 'True', reason: 'PodReady', message: `Pod ${name} is running and ready` }
-        : { status: 'False', reason: 'PodNotReady', message: `Pod ${name} is running, not ready` }
+      const condition = pod.status?.conditions?.find((c) => c.type === 'Ready')
+      const since =
+        condition?.lastTransitionTime === undefined ? {} : { since: condition.lastTransitionTime }
+      return condition?.status === 'True'
+        ? {
+            status: 'True',
+            reason: 'PodReady',
+            message: `Pod ${name} is running and ready`,
+            ...since,
+          }
+        : {
+            status: 'False',
+            reason: 'PodNotReady',
+            message: `Pod ${name} is running, not ready`,
+            ...since,
+          }
     }
     case 'Pending': {
       const unscheduled = pod.spec?.nodeName === undefined || pod.spec.nodeName === ''
@@ -279,13 +295,6 @@ function readiness(
         message: `Pod ${name} is in phase ${phase}`,
       }
   }
-}
-
-/** The Pod's own `Ready` condition, when it reports one. */
-function readyCondition(
-  pod: Pod | undefined
-): { status?: string; lastTransitionTime?: string } | undefined {
-  return pod?.status?.conditions?.find((c) => c.type === 'Ready')
 }
 
 function rfc3339(date: Date): string {
@@ -316,22 +325,17 @@ export function createPodServiceSync(
       )
       const ingresses = countObserved(children, 'Ingress.networking.k8s.io/v1')
 
-      const ready = readiness(settings.name, pod)
+      const { since, ...ready } = readiness(settings.name, pod)
       const previous = parent.status?.conditions?.find((c) => c.type === 'Ready')
-      // A running Pod's Ready condition flips exactly when this one does, so its time is taken
-      // as is: the answer then does not depend on the parent's own status, which a sync woken by
-      // a child's event may see before the engine's last status write (two such syncs would
-      // otherwise write two different times, one after the other).
-      const podSince =
-        pod?.status?.phase === 'Running' && pod.metadata.deletionTimestamp === undefined
-          ? readyCondition(pod)?.lastTransitionTime
-          : undefined
       const condition: PodServiceCondition = {
         type: 'Ready',
         ...ready,
-        // Otherwise kept while the status stays the same, so an unchanged world writes nothing.
+        // A running Pod's own time does not depend on the parent's status, which a sync woken by
+        // a child's event may see before the engine's last status write (two such syncs would
+        // otherwise write two different times, one after the other). Otherwise the time is kept
+        // while the status stays the same, so an unchanged world writes nothing.
         lastTransitionTime:
-          podSince ??
+          since ??
           (previous?.status === ready.status ? previous.lastTransitionTime : rfc3339(now())),
         ...(parent.metadata.generation === undefined
           ? {}

@@ -8,7 +8,6 @@ import type { IncomingHttpHeaders } from 'node:http'
 import type { Dispatcher } from 'undici'
 import { requestBuffered } from './buffered-request.js'
 import type { BufferedRequestOptions } from './buffered-request.js'
-import { request as undiciRequest } from './undici-core.js'
 
 /** A streamed response, for watches. The caller must consume or destroy `body`. */
 export interface KubeStream {
@@ -48,11 +47,9 @@ export const bufferedExchange: Exchange<Buffer> = async (dispatcher, options) =>
 
 /** Watches: the open body, whose end lets go of the deadline. */
 export const streamedExchange: Exchange<KubeStream> = async (dispatcher, options) => {
-  const { origin, path, ...rest } = options
-  const response = await undiciRequest(origin + path, {
-    ...rest,
-    method: options.method,
-    dispatcher,
+  // Straight to the dispatcher: origin and path are already apart, no URL to join and parse again.
+  const response = await dispatcher.request({
+    ...options,
     // Watches stay open for minutes; their idle detection is the informer's job.
     bodyTimeout: 0,
   })
